@@ -1,0 +1,56 @@
+"""Shared test set-up. The whole suite runs offline: any connection to a non-loopback address
+fails the test that made it, so nothing can quietly download a vocabulary."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    try:
+        local = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        local = host in ("localhost",) or self.family == socket.AF_UNIX
+    if not local:
+        raise OSError(f"test tried to reach {address!r}: the suite must run offline")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _offline():
+    socket.socket.connect = _guarded_connect
+    yield
+    socket.socket.connect = _real_connect
+
+
+# Texts every backend must handle: emoji with joiners and flags, Korean, combining marks, tabs,
+# CRLF, special-token strings, HTML, control characters, digits, an empty string.
+TRICKY_TEXTS = [
+    "",
+    "hello world",
+    "    hello world!!!",
+    "안녕하세요 👋 (hello in Korean!)",
+    "👨‍👩‍👧‍👦 family, 🇫🇷🇯🇵 flags, 👍🏽 skin tone",
+    "e\u0301 vs é, n\u0303, \u0915\u094d\u0937",
+    "tabs\there\tand CRLF\r\nlines\r\n\r\n",
+    "<|endoftext|> and <|fim_prefix|> and <s></s>",
+    "<script>alert('x')</script> &amp; \"quotes\"",
+    "\x00\x01\x7f control \u200b zero-width \ufeff bom",
+    "1234567890 3.14159 1e-9 0xFF",
+    "   trailing spaces   ",
+    "\n\n\n",
+    "日本語のテキストと中文文本",
+    "def f(x):\n        return x ** 2  # deep indent\n",
+]

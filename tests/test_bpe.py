@@ -1,0 +1,128 @@
+"""The custom BPE engine: hand-worked vectors, fast == reference, save/load, tiktoken export."""
+
+import tiktoken
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
+from tokenizers.bpe_reference import get_stats, merge
+from tokenizers.corpus import stdlib_docstrings
+
+TRAINERS = ["reference", "fast"]
+
+
+def test_helpers_by_hand():
+    assert get_stats([1, 2, 3, 1, 2]) == {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+    assert get_stats([97, 97, 97]) == {(97, 97): 2}  # overlapping pairs both count
+    assert merge([1, 2, 3, 1, 2], (1, 2), 4) == [4, 3, 4]
+    assert merge([97, 97, 97, 97], (97, 97), 256) == [256, 256]
+    assert merge([97, 97, 97], (97, 97), 256) == [256, 97]  # left to right, no overlap
+
+
+@pytest.mark.parametrize("trainer", TRAINERS)
+def test_wikipedia_example(trainer):
+    tok = BPETokenizer("none")
+    tok.train("aaabdaaabac", 256 + 3, trainer=trainer)
+    assert tok.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
+    assert tok.decode([258, 100, 258, 97, 99]) == "aaabdaaabac"
+    # tie between (256, 97) and (97, 98), both twice: the smaller pair wins
+    assert list(tok.merges) == [(97, 97), (97, 98), (256, 257)]
+    assert [r.count for r in tok.history] == [4, 2, 2]
+    assert [r.tokens_after for r in tok.history] == [9, 7, 5]
+
+
+@pytest.mark.parametrize("trainer", TRAINERS)
+def test_aaab_first_merge(trainer):
+    tok = BPETokenizer("none")
+    tok.train("aaab", 257, trainer=trainer)
+    assert list(tok.merges) == [(97, 97)]
+
+
+def _merges(text, vocab, pattern, trainer):
+    tok = BPETokenizer(pattern)
+    tok.train(text, vocab, trainer=trainer)
+    return list(tok.merges.items()), [tuple(r) for r in tok.history]
+
+
+@pytest.mark.parametrize("pattern", ["none", "gpt2", "gpt4"])
+def test_fast_equals_reference_on_real_text(pattern):
+    text = stdlib_docstrings(30_000)
+    assert _merges(text, 600, pattern, "fast") == _merges(text, 600, pattern, "reference")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet=st.sampled_from("aab ba\n🙂é"), max_size=120) |
+       st.text(max_size=60),
+       vocab=st.integers(256, 300), pattern=st.sampled_from(["none", "gpt2", "gpt4"]))
+def test_fast_equals_reference_fuzzed(text, vocab, pattern):
+    if not text:
+        return
+    assert _merges(text, vocab, pattern, "fast") == _merges(text, vocab, pattern, "reference")
+
+
+def test_training_text_reencodes_to_recorded_count():
+    text = stdlib_docstrings(20_000)
+    tok = BPETokenizer("gpt4")
+    tok.train(text, 512)
+    assert len(tok.encode(text)) == tok.history[-1].tokens_after
+
+
+def test_bad_training_input():
+    tok = BPETokenizer("gpt4")
+    with pytest.raises(TrainingError, match="at least 256"):
+        tok.train("hello", 100)
+    with pytest.raises(TrainingError, match="empty"):
+        tok.train("", 300)
+    report = tok.train("aaaaaaaa", 1000)  # one repeated character: runs out of pairs
+    assert report.stopped_early and report.vocab_size < 1000
+    assert tok.decode(tok.encode("aaaaaaaa")) == "aaaaaaaa"
+    report = BPETokenizer("none").train(b"ok \xff\xfe bytes", 260)
+    assert report.replaced_bytes == 2
+    with pytest.raises(PatternError, match="does not compile"):
+        BPETokenizer(r"(unclosed")
+    with pytest.raises(PatternError, match="empty string"):
+        BPETokenizer(r"x*")
+
+
+def test_pattern_that_matches_nothing_keeps_every_character():
+    tok = BPETokenizer(r"\d+")  # matches no letters at all
+    tok.train("abc abc abc 12 12", 270)
+    assert tok.decode(tok.encode("abc xyz 12")) == "abc xyz 12"
+
+
+def test_save_load_round_trip(tmp_path):
+    tok = BPETokenizer("gpt4")
+    tok.train(stdlib_docstrings(20_000), 400)
+    tok.register_special_tokens({"<|endoftext|>": 400})
+    model, vocab = bpe_io.save(tok, tmp_path / "m")
+    assert model.read_text().startswith("minbpe v1\n")
+    back = bpe_io.load(model)
+    assert back.merges == tok.merges and back.special_tokens == tok.special_tokens and back.pattern == tok.pattern
+    text = "Return the <|endoftext|> value"
+    assert back.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+    assert "[ ][t] -> [ t]" in vocab.read_text()
+
+
+def test_corrupt_model_file_is_named():
+    with pytest.raises(bpe_io.ModelFormatError, match="first line"):
+        bpe_io.loads("hello\n")
+    with pytest.raises(bpe_io.ModelFormatError, match="Line 4"):
+        bpe_io.loads("minbpe v1\n\n0\n97 x\n")
+    with pytest.raises(bpe_io.ModelFormatError, match="no earlier line"):
+        bpe_io.loads("minbpe v1\n\n0\n97 999\n")
+
+
+def test_tiktoken_loads_an_exported_model(tmp_path):
+    tok = BPETokenizer("gpt4")
+    tok.train(stdlib_docstrings(50_000), 800)
+    tok.register_special_tokens({"<|endoftext|>": 800})
+    ranks_file, meta = bpe_io.export_tiktoken(tok, tmp_path / "m")
+    from tiktoken.load import load_tiktoken_bpe
+    import json
+
+    info = json.loads(meta.read_text())
+    enc = tiktoken.Encoding("exported", pat_str=info["pattern"], mergeable_ranks=load_tiktoken_bpe(str(ranks_file)),
+                            special_tokens=info["special_tokens"])
+    text = stdlib_docstrings(200_000)[50_000:] + " 안녕 👋🏽 <|endoftext|>"
+    assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")

@@ -1,0 +1,107 @@
+"""Token Lens's tokenizer library: one interface over several engines. Never imports streamlit.
+
+    >>> from tokenizers import get_tokenizer
+    >>> get_tokenizer("gpt2").encode("hello world")
+    [31373, 995]
+
+Note: this package's name shadows Hugging Face's `tokenizers` inside this repository.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .base import AllowedSpecial, SpecialTokenError, Token, Tokenizer, UnknownTokenIdError
+from .bpe import BPETokenizer, TrainingError, TrainReport
+from .patterns import PatternError
+from .provision import VocabularyMissingError
+
+DEFAULT_BPE_VOCAB = 2048
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    title: str
+    engine: str
+    about: str
+    build: Callable[[], Tokenizer]
+    default: bool = True
+
+
+def _tiktoken(name: str) -> Callable[[], Tokenizer]:
+    def build() -> Tokenizer:
+        from .openai import TiktokenTokenizer
+
+        return TiktokenTokenizer(name)
+
+    return build
+
+
+def _mistral() -> Tokenizer:
+    from .provision import SENTENCEPIECE_SHA256, file_status, missing_message, sentencepiece_model_path
+    from .sentencepiece_backend import SentencePieceTokenizer
+
+    path = sentencepiece_model_path()
+    status = file_status(path, SENTENCEPIECE_SHA256)
+    if status != "ok":
+        raise VocabularyMissingError(missing_message("Mistral 7B SentencePiece", f"{path.name} {status}"))
+    tok = SentencePieceTokenizer(str(path), name="mistral_sp", title="Mistral 7B (SentencePiece)")
+    return tok
+
+
+def _custom_bpe() -> Tokenizer:
+    from .corpus import stdlib_docstrings
+
+    tok = BPETokenizer("gpt4", name="custom_bpe")
+    tok.train(stdlib_docstrings(), DEFAULT_BPE_VOCAB)
+    tok.register_special_tokens({"<|endoftext|>": DEFAULT_BPE_VOCAB})
+    tok.title = "Custom BPE"
+    return tok
+
+
+REGISTRY: dict[str, Entry] = {e.name: e for e in [
+    Entry("custom_bpe", "Custom BPE", "this project's byte-level BPE",
+          f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
+          _custom_bpe),
+    Entry("gpt2", "GPT-2", "tiktoken", "GPT-2's byte-level BPE (r50k_base ids), 50,257 tokens.", _tiktoken("gpt2")),
+    Entry("cl100k_base", "cl100k_base (GPT-4)", "tiktoken",
+          "GPT-4 and GPT-3.5's byte-level BPE, about 100k tokens.", _tiktoken("cl100k_base")),
+    Entry("mistral_sp", "Mistral 7B (SentencePiece)", "sentencepiece",
+          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral),
+    Entry("o200k_base", "o200k_base (GPT-4o)", "tiktoken", "GPT-4o's byte-level BPE, about 200k tokens.",
+          _tiktoken("o200k_base"), default=False),
+]}
+
+_built: dict[str, Tokenizer] = {}
+_lock = threading.Lock()
+
+
+def available_tokenizers() -> list[str]:
+    """Registry names, the default four first."""
+    return list(REGISTRY)
+
+
+def default_tokenizers() -> list[str]:
+    return [n for n, e in REGISTRY.items() if e.default]
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    """The registry's tokenizer `name`, built once per process."""
+    if name not in REGISTRY:
+        raise KeyError(f"No tokenizer named {name!r}; choose from {', '.join(REGISTRY)}.")
+    with _lock:
+        tok = _built.get(name)
+        if tok is None:
+            tok = REGISTRY[name].build()
+            if not getattr(tok, "title", None):
+                tok.title = REGISTRY[name].title
+            _built[name] = tok
+        return tok
+
+
+__all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
+           "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
+           "available_tokenizers", "default_tokenizers", "get_tokenizer"]

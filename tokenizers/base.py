@@ -1,0 +1,149 @@
+"""The one interface every backend answers: `Token` and `Tokenizer`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import AbstractSet, Literal, Union
+
+from .text import ByteCharMap, clean_text
+
+AllowedSpecial = Union[Literal["all", "none", "raise"], AbstractSet[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token of an input text.
+
+    `bytes` are the vocabulary bytes of `id`. `byte_span` is the half-open range of the input's
+    UTF-8 bytes this token covers; spans of consecutive tokens tile the input. `char_span` is the
+    range of characters the token touches; `partial` is True when the token starts or ends inside a
+    character (a byte-level BPE token holding part of an emoji, say).
+    """
+
+    id: int
+    bytes: bytes
+    byte_span: tuple[int, int]
+    char_span: tuple[int, int]
+    special: bool = False
+    byte_fallback: bool = False
+    partial: bool = False
+    piece: str = ""  # the vocabulary's own spelling where it has one (SentencePiece's "▁hell")
+
+
+class SpecialTokenError(ValueError):
+    """A special-token string was found in text encoded with allowed_special="raise"."""
+
+    def __init__(self, name: str, found: str):
+        super().__init__(
+            f"{name}: the text contains the special token {found!r}. Choose what it means:\n"
+            f"  - as text (the default): encode(text) or allowed_special='none'\n"
+            f"  - as the special token: allowed_special={{{found!r}}} or allowed_special='all'\n"
+            f"  - remove it from the text before encoding"
+        )
+        self.found = found
+
+
+class UnknownTokenIdError(ValueError):
+    def __init__(self, name: str, bad: Sequence[int], vocab_size: int):
+        shown = ", ".join(str(i) for i in list(bad)[:10]) + (" …" if len(bad) > 10 else "")
+        super().__init__(f"{name} has no token id {shown} (valid ids are 0 to {vocab_size - 1}).")
+        self.bad = list(bad)
+
+
+class Tokenizer(ABC):
+    """Base class. Subclasses implement `_encode`, `token_bytes`, `vocab_size`."""
+
+    name: str = "tokenizer"
+    kind: str = "bpe"  # "bpe" (byte-level) or "sentencepiece"
+    special_tokens: dict[str, int]
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int: ...
+
+    @abstractmethod
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    @abstractmethod
+    def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        """Encode clean text, parsing exactly the special-token strings in `specials`."""
+
+    def merge_parents(self, token_id: int) -> tuple[int, int] | None:
+        """The two tokens whose merge made `token_id`; None for base tokens and specials."""
+        return None
+
+    def merge_tree(self, token_id: int) -> dict:
+        """{"id", "bytes", "children": [left, right] or []}, unfolded down to base tokens."""
+        p = self.merge_parents(token_id)
+        children = [self.merge_tree(p[0]), self.merge_tree(p[1])] if p else []
+        return {"id": token_id, "bytes": self.token_bytes(token_id), "children": children}
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_ids()
+
+    def _special_ids(self) -> frozenset[int]:
+        cached = getattr(self, "_special_id_set", None)
+        if cached is None:
+            cached = frozenset(self.special_tokens.values())
+            self._special_id_set = cached
+        return cached
+
+    # -- special-token policy, shared by every backend -----------------------------------------
+    def _resolve_specials(self, text: str, allowed_special: AllowedSpecial) -> AbstractSet[str]:
+        if allowed_special == "all":
+            return set(self.special_tokens)
+        if allowed_special == "none":
+            return set()
+        if allowed_special == "raise":
+            for s in self.special_tokens:
+                if s in text:
+                    raise SpecialTokenError(self.name, s)
+            return set()
+        unknown = set(allowed_special) - set(self.special_tokens)
+        if unknown:
+            raise ValueError(f"{self.name} has no special token(s) {sorted(unknown)}; "
+                             f"it has {sorted(self.special_tokens) or 'none'}.")
+        return set(allowed_special)
+
+    def encode(self, text: str, *, allowed_special: AllowedSpecial = "none") -> list[int]:
+        """Text -> ids. By default a special-token string in the text is encoded as plain text."""
+        text, _ = clean_text(text)
+        return self._encode(text, self._resolve_specials(text, allowed_special))
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        ids = list(ids)
+        self.check_ids(ids)
+        return b"".join(self.token_bytes(i) for i in ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def check_ids(self, ids: Sequence[int]) -> None:
+        bad = [i for i in ids if not (0 <= i < self.vocab_size)]
+        if bad:
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size)
+
+    def tokenize(self, text: str, *, allowed_special: AllowedSpecial = "none") -> list[Token]:
+        """Text -> Tokens with spans. Byte spans tile the clean text's UTF-8 bytes."""
+        text, _ = clean_text(text)
+        ids = self._encode(text, self._resolve_specials(text, allowed_special))
+        return tokens_from_pieces(text, ids, [self.token_bytes(i) for i in ids], self._special_ids())
+
+
+def tokens_from_pieces(text: str, ids: Sequence[int], pieces: Sequence[bytes],
+                       special_ids: AbstractSet[int] = frozenset(),
+                       byte_fallback_ids: AbstractSet[int] = frozenset()) -> list[Token]:
+    """Build Tokens for a backend whose token bytes concatenate to the text's bytes."""
+    cmap = ByteCharMap.of(text)
+    out, pos = [], 0
+    for i, b in zip(ids, pieces):
+        end = pos + len(b)
+        c0, c1 = cmap.char_span(pos, end)
+        partial = not (cmap.is_boundary(pos) and cmap.is_boundary(end))
+        out.append(Token(i, b, (pos, end), (c0, c1), i in special_ids, i in byte_fallback_ids, partial))
+        pos = end
+    if pos != cmap.n_bytes:  # a backend broke the tiling contract: fail loudly, never render lies
+        raise AssertionError(f"token bytes cover {pos} of {cmap.n_bytes} input bytes")
+    return out

@@ -1,0 +1,48 @@
+"""Pre-tokenization split patterns (the regexes GPT-2 and GPT-4 cut text with before BPE)."""
+
+from __future__ import annotations
+
+import regex
+
+# GPT-2 (tiktoken's r50k_base / gpt2): contractions, letters, numbers, other, whitespace.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# GPT-4 (cl100k_base): case-insensitive contractions, numbers of 1-3 digits, newline runs.
+GPT4_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+
+SPLIT_MODES = {"none": None, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
+
+
+class PatternError(ValueError):
+    """A split pattern that cannot be used; the message says why and how to fix it."""
+
+
+def compile_pattern(pattern: str | None) -> "regex.Pattern[str] | None":
+    """Compile a split pattern, or None for no split. Errors become a PatternError that teaches."""
+    if pattern is None or pattern == "":
+        return None
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error as e:
+        raise PatternError(f"The split pattern does not compile: {e}. "
+                           f"Check brackets and escapes, or pick the GPT-2 or GPT-4 pattern.") from None
+    if compiled.search("") is not None and compiled.fullmatch("") is not None:
+        raise PatternError("The split pattern matches the empty string, so it cannot cut text "
+                           "into chunks. Make every alternative consume at least one character.")
+    return compiled
+
+
+def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
+    """Cut text into chunks. Text the pattern does not match is kept as its own chunk, so that no
+    character is ever dropped (a custom pattern need not cover everything)."""
+    if compiled is None:
+        return [text] if text else []
+    chunks, pos = [], 0
+    for m in compiled.finditer(text):
+        if m.start() > pos:
+            chunks.append(text[pos:m.start()])
+        if m.end() > m.start():
+            chunks.append(m.group())
+        pos = max(pos, m.end())
+    if pos < len(text):
+        chunks.append(text[pos:])
+    return chunks

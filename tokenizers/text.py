@@ -1,0 +1,66 @@
+"""Text hygiene and the byte <-> character bookkeeping every backend shares.
+
+Python strings may hold lone surrogates (a paste from a broken source, or "\\ud83d" typed as an
+escape); they have no UTF-8 encoding. Every backend first passes text through `clean_text`, which
+replaces each lone surrogate with U+FFFD exactly as tiktoken does internally, so that all backends
+see the same string and all spans refer to it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+
+def clean_text(text: str) -> tuple[str, int]:
+    """Return (text with lone surrogates replaced by U+FFFD, how many were replaced)."""
+    try:
+        text.encode("utf-8")
+        return text, 0
+    except UnicodeEncodeError:
+        pass
+    # subtle: a *pair* of surrogates written as two code points is a valid UTF-16 sequence;
+    # round-tripping through utf-16 joins such pairs and replaces only the lone ones.
+    fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    replaced = sum(1 for ch in text if "\ud800" <= ch <= "\udfff")
+    replaced -= 2 * (len(text) - len(fixed))  # joined pairs were not lone
+    return fixed, replaced
+
+
+@dataclass(frozen=True)
+class ByteCharMap:
+    """Maps UTF-8 byte offsets of a (clean) text to character offsets."""
+
+    n_chars: int
+    n_bytes: int
+    starts: tuple[int, ...] | None  # byte offset where each char starts; None when text is ASCII
+
+    @classmethod
+    def of(cls, text: str) -> "ByteCharMap":
+        data = text.encode("utf-8")
+        if len(data) == len(text):
+            return cls(len(text), len(data), None)
+        starts, pos = [], 0
+        for ch in text:
+            starts.append(pos)
+            o = ord(ch)
+            pos += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+        return cls(len(text), len(data), tuple(starts))
+
+    def char_at(self, byte_offset: int) -> int:
+        """Index of the character that contains `byte_offset` (n_chars at the end)."""
+        if self.starts is None or byte_offset >= self.n_bytes:
+            return min(byte_offset, self.n_chars)
+        return bisect_right(self.starts, byte_offset) - 1
+
+    def is_boundary(self, byte_offset: int) -> bool:
+        if self.starts is None or byte_offset >= self.n_bytes:
+            return True
+        return self.starts[self.char_at(byte_offset)] == byte_offset
+
+    def char_span(self, start: int, end: int) -> tuple[int, int]:
+        """Characters touched by bytes [start, end); an empty byte span gives an empty char span."""
+        c0 = self.char_at(start)
+        if end <= start:
+            return (c0, c0)
+        return (c0, self.char_at(end - 1) + 1)
