@@ -1,0 +1,16 @@
+"""Token Lens: the entry point is a router and a picture frame, nothing else."""
+
+import streamlit as st
+
+st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
+
+pg = st.navigation([
+    st.Page("pages/compare.py", title="Compare", icon="🔍", default=True),
+])
+
+with st.sidebar:
+    st.markdown("### 🔍 Token Lens")
+    st.caption("See how text becomes tokens: spans, ids and counts, side by side. "
+               "Every vocabulary is read from local files; nothing is downloaded while you use it.")
+
+pg.run()

@@ -1,0 +1,1 @@
+"""Presentation helpers with no Streamlit calls: HTML for token spans, colors, figures."""
