@@ -96,9 +96,11 @@ def test_choosing_tokenizers():
 
 def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypatch):
     import streamlit as st
+    import tiktoken.registry
 
     import tokenizers
 
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path))
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     monkeypatch.setattr(tokenizers, "_built", {})

@@ -27,8 +27,12 @@ def test_everything_is_provisioned():
 
 @pytest.fixture
 def isolated_cache(tmp_path, monkeypatch):
+    """An empty project cache, and a tiktoken that has loaded nothing yet in this process."""
+    import tiktoken.registry
+
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     return tmp_path / "cache"
 
 

@@ -60,24 +60,11 @@ def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
     """BPE-encode one chunk: repeatedly merge the adjacent pair of lowest rank.
 
     A heap of (rank, position) over a linked list makes this O(n log n), so a long chunk (no split
-    pattern, 1 MB of text) stays fast. Equal ranks are taken left to right, which is the same as
+    pattern, 1 MB of text) stays fast; short chunks use the plain loops below, which are faster. Equal ranks are taken left to right, which is the same as
     merging every occurrence of the best pair left to right (minbpe) or the leftmost one first
     (tiktoken)."""
     n = len(ids)
     if n < 2:
-        return ids
-    if n <= 32:  # short chunks: the plain loop is faster than building a heap
-        ids = list(ids)
-        while len(ids) >= 2:
-            best, at = None, -1
-            for i in range(len(ids) - 1):
-                r = pair_rank(ids[i], ids[i + 1])
-                if r is not None and (best is None or r < best):
-                    best, at = r, i
-            if best is None:
-                break
-            new = result_of(ids[at], ids[at + 1])
-            ids[at:at + 2] = [new]
         return ids
     vals = list(ids)
     nxt = list(range(1, n + 1))
@@ -110,6 +97,37 @@ def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
             if rk is not None:
                 heapq.heappush(heap, (rk, i, vals[i], vals[k]))
     return [vals[i] for i in range(n) if alive[i]]
+
+
+_NEVER = float("inf")
+
+
+def _merge_by_pairs(ids: list[int], merges: dict) -> list[int]:
+    """minbpe's rule for a short chunk: merge the pair with the lowest merge id, leftmost first."""
+    get = merges.get
+    while len(ids) >= 2:
+        ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
+        best = min(ranks)
+        if best == _NEVER:
+            break
+        i = ranks.index(best)
+        ids[i:i + 2] = [best]  # the merge's rank is the new token's id
+    return ids
+
+
+def _merge_by_byte_ranks(data: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """tiktoken's rule for a short chunk: merge the adjacent parts whose concatenation has the
+    lowest rank, leftmost first; ids are the ranks of the final parts."""
+    parts = [data[i:i + 1] for i in range(len(data))]
+    get = ranks.get
+    while len(parts) >= 2:
+        rs = [get(a + b, _NEVER) for a, b in zip(parts, parts[1:])]
+        best = min(rs)
+        if best == _NEVER:
+            break
+        i = rs.index(best)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+    return [ranks[p] for p in parts]
 
 
 class BPETokenizer(Tokenizer):
@@ -233,17 +251,17 @@ class BPETokenizer(Tokenizer):
         return self.merges[(a, b)]
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        ids = self._chunk_cache.get(chunk)
-        if ids is not None:
-            return ids
         data = chunk.encode("utf-8")
         whole = self._bytes_to_id.get(data)
         if whole is not None:  # whole-chunk shortcut: the chunk is itself a token
             ids = (whole,)
+        elif len(data) > 64:  # long chunk (no split pattern): heap-based, O(n log n)
+            ids = tuple(apply_merges([self.byte_ids[b] for b in data], self._pair_rank, self._merge_result))
+        elif self._ranks is not None:
+            ids = tuple(_merge_by_byte_ranks(data, self._ranks))
         else:
-            byte_ids = self.byte_ids
-            ids = tuple(apply_merges([byte_ids[b] for b in data], self._pair_rank, self._merge_result))
-        if len(self._chunk_cache) < 200_000 and len(chunk) < 256:
+            ids = tuple(_merge_by_pairs([self.byte_ids[b] for b in data], self.merges))
+        if len(self._chunk_cache) < 500_000 and len(chunk) < 256:
             self._chunk_cache[chunk] = ids
         return ids
 
@@ -253,9 +271,10 @@ class BPETokenizer(Tokenizer):
 
         text, _ = clean_text(text)
         out: list[int] = []
-        enc = self._encode_chunk
+        cache, enc = self._chunk_cache, self._encode_chunk
         for chunk in split_text(text, self._compiled):
-            out.extend(enc(chunk))
+            ids = cache.get(chunk)
+            out.extend(ids if ids is not None else enc(chunk))
         return out
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:

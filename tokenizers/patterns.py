@@ -36,6 +36,11 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
     character is ever dropped (a custom pattern need not cover everything)."""
     if compiled is None:
         return [text] if text else []
+    chunks = compiled.findall(text)
+    # matches never overlap and come in order, so equal total length means no gaps (the usual case
+    # for GPT-2/GPT-4 patterns, which cover every character); otherwise collect the gaps too
+    if sum(map(len, chunks)) == len(text):
+        return chunks
     chunks, pos = [], 0
     for m in compiled.finditer(text):
         if m.start() > pos:

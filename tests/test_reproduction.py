@@ -1,0 +1,66 @@
+"""The pure-Python BPE over OpenAI's ranks (BPETokenizer.from_tiktoken) gives tiktoken's ids."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenizers import BPETokenizer, get_tokenizer
+from tokenizers.samples import varied_text
+
+ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
+MEGABYTE = varied_text(1_000_000)
+
+
+def test_sample_is_a_varied_megabyte():
+    data = MEGABYTE.encode()
+    assert len(data) >= 1_000_000
+    assert "def " in MEGABYTE and any(0xAC00 <= ord(c) <= 0xD7A3 for c in MEGABYTE)
+    assert "👨‍👩‍👧‍👦" in MEGABYTE and "    " in MEGABYTE
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_megabyte_parity(name):
+    twin = BPETokenizer.from_tiktoken(name)
+    assert twin.encode(MEGABYTE) == get_tokenizer(name).encode(MEGABYTE)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_special_tokens_parity(name):
+    tok = get_tokenizer(name)
+    text = "x<|endoftext|>y <|endoftext|>"
+    assert tok.twin.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_fuzz_parity(text):
+    for name in ENCODINGS:
+        tok = get_tokenizer(name)
+        assert tok.twin.encode(text) == tok.encode(text)
+
+
+def test_recovered_merges_encode_like_tiktoken():
+    """Encoding by recovered merges (pair -> id, minbpe's rule) equals tiktoken's byte-rank rule."""
+    tok = get_tokenizer("gpt2")
+    twin = BPETokenizer.from_tiktoken("gpt2")
+    merges = twin.merges.materialize()
+    assert len(merges) == 50000  # every non-byte token of GPT-2 has two parents
+    by_pairs = BPETokenizer(None, name="pairs")
+    by_pairs.pattern, by_pairs._compiled = twin.pattern, twin._compiled
+    by_pairs.merges, by_pairs.vocab, by_pairs.byte_ids = merges, dict(twin.vocab), list(twin.byte_ids)
+    by_pairs._reset_caches()
+    by_pairs._bytes_to_id = {}  # no whole-chunk shortcut: merges alone must get there
+    sample = MEGABYTE[:200_000]
+    assert by_pairs.encode(sample) == tok.encode(sample)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_sampled_tokens_unfold_to_their_bytes(name):
+    import random
+
+    tok = get_tokenizer(name)
+    ids = random.Random(1).sample(range(256, len(tok.encoding._mergeable_ranks)), 2000)
+    for i in ids:
+        p = tok.merge_parents(i)
+        assert p is not None and p[0] < i and p[1] < i
+        assert tok.token_bytes(p[0]) + tok.token_bytes(p[1]) == tok.token_bytes(i)
