@@ -13,10 +13,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .base import AllowedSpecial, SpecialTokenError, Token, Tokenizer, UnknownTokenIdError
+from .base import AllowedSpecial, SpecialTokenError, Token, Tokenizer, UnknownTokenIdError, VocabularyMissingError
 from .bpe import BPETokenizer, TrainingError, TrainReport
 from .patterns import PatternError
-from .provision import VocabularyMissingError
 
 DEFAULT_BPE_VOCAB = 2048
 

@@ -45,6 +45,10 @@ class SpecialTokenError(ValueError):
         self.found = found
 
 
+class VocabularyMissingError(RuntimeError):
+    """A vocabulary or model file is not provisioned (or fails its checksum)."""
+
+
 class UnknownTokenIdError(ValueError):
     def __init__(self, name: str, bad: Sequence[int], vocab_size: int):
         shown = ", ".join(str(i) for i in list(bad)[:10]) + (" …" if len(bad) > 10 else "")

@@ -24,6 +24,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .base import VocabularyMissingError
+
 SETUP_COMMAND = ".venv/bin/python -m tokenizers.provision"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,10 +82,6 @@ SENTENCEPIECE_MODEL = Member(MISTRAL_COMMON, "mistral_common/data/tokenizer.mode
 SENTENCEPIECE_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
-
-
-class VocabularyMissingError(RuntimeError):
-    """A vocabulary or model file is not provisioned (or fails its checksum)."""
 
 
 def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
