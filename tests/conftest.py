@@ -54,3 +54,17 @@ TRICKY_TEXTS = [
     "日本語のテキストと中文文本",
     "def f(x):\n        return x ** 2  # deep indent\n",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _restore_cache_env():
+    """Tests that point the caches elsewhere must not leak that into later tests."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("TIKTOKEN_CACHE_DIR", "TOKEN_LENS_CACHE")}
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v

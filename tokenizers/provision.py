@@ -34,15 +34,23 @@ def cache_root() -> Path:
     return Path(os.environ.get("TOKEN_LENS_CACHE") or REPO_ROOT / ".cache" / "token-lens")
 
 
+_set_by_us: str | None = None  # the TIKTOKEN_CACHE_DIR value this module wrote, if any
+
+
 def tiktoken_cache_dir() -> Path:
     """The folder tiktoken reads: TIKTOKEN_CACHE_DIR if the user set one, else the project cache."""
-    return Path(os.environ.get("TIKTOKEN_CACHE_DIR") or cache_root() / "tiktoken")
+    user = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if user and user != _set_by_us:
+        return Path(user)
+    return cache_root() / "tiktoken"
 
 
 def use_project_cache() -> Path:
-    """Point tiktoken at the provisioned files (keeps a TIKTOKEN_CACHE_DIR the user already set)."""
+    """Point tiktoken at the provisioned files (keeps a TIKTOKEN_CACHE_DIR the user set)."""
+    global _set_by_us
     d = tiktoken_cache_dir()
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(d)
+    if os.environ.get("TIKTOKEN_CACHE_DIR") in (None, "", _set_by_us):
+        _set_by_us = os.environ["TIKTOKEN_CACHE_DIR"] = str(d)
     return d
 
 
