@@ -126,3 +126,33 @@ def test_tiktoken_loads_an_exported_model(tmp_path):
                             special_tokens=info["special_tokens"])
     text = stdlib_docstrings(200_000)[50_000:] + " 안녕 👋🏽 <|endoftext|>"
     assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+
+
+BLOCK_PATTERNS = ["gpt2", "gpt4", r"\w+|\s+$", r"\d+", r"[^\s]+|\s+(?!\S)|\s"]
+
+
+@pytest.mark.parametrize("pattern", BLOCK_PATTERNS)
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_block_counting_equals_whole_text(pattern, block):
+    from collections import Counter
+
+    from tokenizers.bpe import resolve_pattern
+    from tokenizers.patterns import chunk_counts, compile_pattern, split_text
+    from tokenizers.samples import varied_text
+
+    compiled = compile_pattern(resolve_pattern(pattern))
+    text = varied_text(60_000) + "   \n\n  end   "
+    assert chunk_counts(text, compiled, block=block) == Counter(split_text(text, compiled))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab 1\n\t'sé👋"), max_size=200),
+       block=st.integers(1, 40), pattern=st.sampled_from(BLOCK_PATTERNS))
+def test_block_counting_fuzzed(text, block, pattern):
+    from collections import Counter
+
+    from tokenizers.bpe import resolve_pattern
+    from tokenizers.patterns import chunk_counts, compile_pattern, split_text
+
+    compiled = compile_pattern(resolve_pattern(pattern))
+    assert chunk_counts(text, compiled, block=block) == Counter(split_text(text, compiled))
