@@ -121,3 +121,26 @@ def test_library_does_not_import_streamlit():
     code = ("import sys; from tokenizers import get_tokenizer; get_tokenizer('gpt2').tokenize('hi'); "
             "assert 'streamlit' not in sys.modules, 'tokenizers imported streamlit'")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS + ["▁ literal marker ▁▁", " leading space", "\t\ttabs first"])
+def test_sentencepiece_fast_spans_equal_its_own_offsets(text):
+    """The fast path (ids + piece lengths) against SentencePiece's own byte offsets."""
+    tok = get_tokenizer("mistral_sp")
+    toks = tok.tokenize(text)
+    ids, starts, ends = tok._exact_spans(text)
+    assert list(toks.ids) == ids
+    assert list(toks.byte_starts) == starts and list(toks.byte_ends) == ends
+
+
+def test_token_list_is_compact_and_lazy():
+    import tracemalloc
+
+    text = "Tokenizers split text; 토큰 나누기 👋. " * 20000  # ~860 KB
+    tok = get_tokenizer("cl100k_base")
+    tracemalloc.start()
+    toks = tok.tokenize(text)
+    kept, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert kept < 40 * len(toks) + 10_000_000  # arrays, not ~300-byte Token objects
+    assert toks[-1].byte_span[1] == len(text.encode()) and toks[5:8] == [toks[5], toks[6], toks[7]]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 from dataclasses import dataclass
 from typing import AbstractSet, Literal, Union
 
@@ -78,6 +80,10 @@ class Tokenizer(ABC):
         """The two tokens whose merge made `token_id`; None for base tokens and specials."""
         return None
 
+    def merge_rank(self, token_id: int) -> int | None:
+        """Which merge made this token (0 = the first merge learned); None where none did."""
+        return None
+
     def merge_tree(self, token_id: int) -> dict:
         """{"id", "bytes", "children": [left, right] or []}, unfolded down to base tokens."""
         p = self.merge_parents(token_id)
@@ -129,25 +135,78 @@ class Tokenizer(ABC):
         if bad:
             raise UnknownTokenIdError(self.name, bad, self.vocab_size)
 
-    def tokenize(self, text: str, *, allowed_special: AllowedSpecial = "none") -> list[Token]:
+    def is_byte_fallback(self, token_id: int) -> bool:
+        return False
+
+    def piece_of(self, token_id: int) -> str:
+        """The vocabulary's own spelling of a token, where it has one (SentencePiece); else ''."""
+        return ""
+
+    def token_length(self, token_id: int) -> int:
+        """len(token_bytes(id)), from a table built once per tokenizer."""
+        table = getattr(self, "_length_table", None)
+        if table is None:
+            table = self._length_table = {}
+        n = table.get(token_id)
+        if n is None:
+            n = table[token_id] = len(self.token_bytes(token_id))
+        return n
+
+    def tokenize(self, text: str, *, allowed_special: AllowedSpecial = "none") -> "TokenList":
         """Text -> Tokens with spans. Byte spans tile the clean text's UTF-8 bytes."""
         text, _ = clean_text(text)
         ids = self._encode(text, self._resolve_specials(text, allowed_special))
-        return tokens_from_pieces(text, ids, [self.token_bytes(i) for i in ids], self._special_ids())
+        starts, ends = cumulative_spans(map(self.token_length, ids))
+        if (ends[-1] if ends else 0) != len(text.encode("utf-8")):  # never render lies: fail loudly
+            raise AssertionError(f"{self.name}: token bytes cover {ends[-1] if ends else 0} of "
+                                 f"{len(text.encode('utf-8'))} input bytes")
+        return TokenList(text, ids, starts, ends, self)
 
 
-def tokens_from_pieces(text: str, ids: Sequence[int], pieces: Sequence[bytes],
-                       special_ids: AbstractSet[int] = frozenset(),
-                       byte_fallback_ids: AbstractSet[int] = frozenset()) -> list[Token]:
-    """Build Tokens for a backend whose token bytes concatenate to the text's bytes."""
-    cmap = ByteCharMap.of(text)
-    out, pos = [], 0
-    for i, b in zip(ids, pieces):
-        end = pos + len(b)
-        c0, c1 = cmap.char_span(pos, end)
-        partial = not (cmap.is_boundary(pos) and cmap.is_boundary(end))
-        out.append(Token(i, b, (pos, end), (c0, c1), i in special_ids, i in byte_fallback_ids, partial))
-        pos = end
-    if pos != cmap.n_bytes:  # a backend broke the tiling contract: fail loudly, never render lies
-        raise AssertionError(f"token bytes cover {pos} of {cmap.n_bytes} input bytes")
-    return out
+class TokenList(Sequence[Token]):
+    """The tokens of one text, stored compactly: ids and byte offsets in arrays (about 24 bytes a
+    token instead of ~300 for Token objects). Tokens are built when indexed or sliced, so a 1 MB
+    text costs a few MB, and a page that draws 5,000 of its tokens builds only those."""
+
+    def __init__(self, text: str, ids: Sequence[int], starts: Sequence[int], ends: Sequence[int],
+                 tokenizer: "Tokenizer"):
+        self.text = text
+        self.ids = array("q", ids)
+        self.byte_starts = array("q", starts)
+        self.byte_ends = array("q", ends)
+        self._tok = tokenizer
+        self._cmap: ByteCharMap | None = None
+
+    @property
+    def cmap(self) -> ByteCharMap:
+        if self._cmap is None:
+            self._cmap = ByteCharMap.of(self.text)
+        return self._cmap
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self._make(i) for i in range(*k.indices(len(self.ids)))]
+        if k < 0:
+            k += len(self.ids)
+        if not 0 <= k < len(self.ids):
+            raise IndexError("token index out of range")
+        return self._make(k)
+
+    def _make(self, k: int) -> Token:
+        i, b0, b1 = self.ids[k], self.byte_starts[k], self.byte_ends[k]
+        cmap, tok = self.cmap, self._tok
+        partial = not (cmap.is_boundary(b0) and cmap.is_boundary(b1))
+        return Token(i, tok.token_bytes(i), (b0, b1), cmap.char_span(b0, b1), tok.is_special(i),
+                     tok.is_byte_fallback(i), partial, tok.piece_of(i))
+
+    def count_byte_fallback(self) -> int:
+        return sum(map(self._tok.is_byte_fallback, self.ids))
+
+
+def cumulative_spans(lengths: Iterable[int]) -> tuple[list[int], list[int]]:
+    """Byte spans of tokens laid end to end: ([starts], [ends])."""
+    ends = list(accumulate(lengths))
+    return [0, *ends[:-1]] if ends else [], ends

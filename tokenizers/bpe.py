@@ -12,14 +12,14 @@ Two ways to get one:
 from __future__ import annotations
 
 import heapq
-from collections import Counter
+from itertools import chain
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import AbstractSet, NamedTuple
 
 from . import bpe_fast, bpe_reference
 from .base import Tokenizer
-from .patterns import SPLIT_MODES, compile_pattern, split_text
+from .patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
 
 
 class MergeRecord(NamedTuple):
@@ -130,6 +130,22 @@ def _merge_by_byte_ranks(data: bytes, ranks: dict[bytes, int]) -> list[int]:
     return [ranks[p] for p in parts]
 
 
+class _ChunkCache(dict):
+    """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big)."""
+
+    LIMIT = 500_000
+
+    def __init__(self, tok: "BPETokenizer"):
+        super().__init__()
+        self._encode = tok._encode_chunk
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self._encode(chunk)
+        if len(self) < self.LIMIT and len(chunk) < 256:
+            self[chunk] = ids
+        return ids
+
+
 class BPETokenizer(Tokenizer):
     kind = "bpe"
 
@@ -148,7 +164,7 @@ class BPETokenizer(Tokenizer):
 
     # -- state -----------------------------------------------------------------------------------
     def _reset_caches(self) -> None:
-        self._chunk_cache: dict[str, tuple[int, ...]] = {}
+        self._chunk_cache = _ChunkCache(self)
         self._bytes_to_id = {b: i for i, b in self.vocab.items()} if self._ranks is None else self._ranks
         self._special_id_set = None
         self._special_re = None
@@ -203,15 +219,16 @@ class BPETokenizer(Tokenizer):
         if not text:
             raise TrainingError("The training text is empty: paste or upload some text first.")
         num_merges = vocab_size - 256
-        chunks = split_text(text, self._compiled)
-        chunk_counts = Counter(chunks)
-        byte_counts = [(c.encode("utf-8"), n) for c, n in chunk_counts.items()]
+        if trainer not in ("fast", "reference"):
+            raise ValueError(f"trainer must be 'fast' or 'reference', not {trainer!r}")
+        counts = chunk_counts(text, self._compiled)
+        n_chunks = sum(counts.values())
+        byte_counts = [(c.encode("utf-8"), n) for c, n in counts.items()]
         if trainer == "fast":
             merges = bpe_fast.train_fast(byte_counts, num_merges, progress)
-        elif trainer == "reference":
-            merges = bpe_reference.train_reference([c.encode("utf-8") for c in chunks], num_merges, progress)
-        else:
-            raise ValueError(f"trainer must be 'fast' or 'reference', not {trainer!r}")
+        else:  # the obvious algorithm sees every chunk, in order, as the course material does
+            chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
+            merges = bpe_reference.train_reference(chunks, num_merges, progress)
 
         self.merges, self.vocab, self.history = {}, {i: bytes([i]) for i in range(256)}, []
         self.byte_ids, self._ranks, self._parents = list(range(256)), None, {}
@@ -229,7 +246,7 @@ class BPETokenizer(Tokenizer):
                 self.special_tokens[s] = base + k
         self._reset_caches()
         report = TrainReport(vocab_size, 256 + len(merges), len(merges), replaced_bytes=replaced,
-                             chunks=len(chunks), unique_chunks=len(chunk_counts),
+                             chunks=n_chunks, unique_chunks=len(counts),
                              text_bytes=len(text.encode("utf-8")))
         if len(merges) < num_merges:
             report.stopped_early = (
@@ -261,8 +278,6 @@ class BPETokenizer(Tokenizer):
             ids = tuple(_merge_by_byte_ranks(data, self._ranks))
         else:
             ids = tuple(_merge_by_pairs([self.byte_ids[b] for b in data], self.merges))
-        if len(self._chunk_cache) < 500_000 and len(chunk) < 256:
-            self._chunk_cache[chunk] = ids
         return ids
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -270,12 +285,8 @@ class BPETokenizer(Tokenizer):
         from .text import clean_text
 
         text, _ = clean_text(text)
-        out: list[int] = []
-        cache, enc = self._chunk_cache, self._encode_chunk
-        for chunk in split_text(text, self._compiled):
-            ids = cache.get(chunk)
-            out.extend(ids if ids is not None else enc(chunk))
-        return out
+        # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, split_text(text, self._compiled))))
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         if not specials:
@@ -291,6 +302,12 @@ class BPETokenizer(Tokenizer):
             elif part:
                 out.extend(self.encode_ordinary(part))
         return out
+
+    def merge_rank(self, token_id: int) -> int | None:
+        """Byte-level BPE: ids 0-255 are bytes, and id 256 + k was made by merge k."""
+        if token_id < 256 or self.is_special(token_id) or self.merge_parents(token_id) is None:
+            return None
+        return token_id - 256
 
     # -- merge trees -----------------------------------------------------------------------------
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import AbstractSet
 
-from .base import Token, Tokenizer
-from .text import ByteCharMap, clean_text
+from .base import Tokenizer, TokenList, cumulative_spans
+from .text import clean_text
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 
@@ -40,6 +40,8 @@ class SentencePieceTokenizer(Tokenizer):
         self.special_tokens = {self._pieces[i]: i for i in sorted(self._control)}
         self._piece_ids = {p: i for i, p in enumerate(self._pieces)}
         self._parents: dict[int, tuple[int, int] | None] = {}
+        first = self.sp.EncodeAsIds("a")
+        self._dummy_prefix = bool(first) and self._pieces[first[0]].startswith("\u2581")
 
     @property
     def vocab_size(self) -> int:
@@ -63,39 +65,56 @@ class SentencePieceTokenizer(Tokenizer):
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         return list(self.sp.EncodeAsIds(text))
 
-    def tokenize(self, text: str, *, allowed_special="none") -> list[Token]:
+    @property
+    def unk_id(self) -> int:
+        return self.sp.unk_id()
+
+    def is_byte_fallback(self, token_id: int) -> bool:
+        return token_id in self._byte
+
+    def piece_of(self, token_id: int) -> str:
+        return self._pieces[token_id]
+
+    def tokenize(self, text: str, *, allowed_special="none") -> TokenList:
         text, _ = clean_text(text)
-        self._resolve_specials(text, allowed_special)
+        self._resolve_specials(text, allowed_special)  # validates; SentencePiece parses none
+        ids = list(self.sp.EncodeAsIds(text)) if text else []
+        n_bytes = len(text.encode("utf-8"))
+        if "\u2581" not in text:  # a literal ▁ in the input would not be one byte per piece space
+            lengths = list(map(self.token_length, ids))
+            if lengths and self._dummy_prefix and self._pieces[ids[0]].startswith("\u2581"):
+                lengths[0] -= 1  # the dummy-prefix ▁ stands for no input byte
+            starts, ends = cumulative_spans(lengths)
+            if (ends[-1] if ends else 0) == n_bytes:
+                return TokenList(text, ids, starts, ends, self)
+        return TokenList(text, *self._exact_spans(text), self)
+
+    def _exact_spans(self, text: str) -> tuple[list[int], list[int], list[int]]:
+        """SentencePiece's own byte offsets, with one fix-up. subtle: it gives a byte-fallback run
+        the whole character's span on its last piece and empty spans before it; give each piece
+        its own byte instead, so spans tile the input."""
         pieces = list(self.sp.Encode(text, return_type="proto").pieces) if text else []
-        cmap = ByteCharMap.of(text)
-        out: list[Token] = []
+        ids, starts, ends = [], [], []
         i = 0
         while i < len(pieces):
             p = pieces[i]
             if p.id not in self._byte:
-                out.append(self._token(p, p.begin, p.end, cmap))
+                ids.append(p.id), starts.append(p.begin), ends.append(p.end)
                 i += 1
                 continue
-            # subtle: SentencePiece gives a byte-fallback run the whole character's span on its last
-            # piece and empty spans before it; give each piece its own byte instead
             j = i
             while pieces[j].begin == pieces[j].end and j + 1 < len(pieces) and pieces[j + 1].id in self._byte:
                 j += 1
             start, end, n = pieces[j].begin, pieces[j].end, j - i + 1
             for k in range(n):
+                q = pieces[i + k]
+                ids.append(q.id)
                 if end - start == n:
-                    b0, b1 = start + k, start + k + 1
+                    starts.append(start + k), ends.append(start + k + 1)
                 else:  # not one byte per piece: keep SentencePiece's own spans
-                    b0, b1 = pieces[i + k].begin, pieces[i + k].end
-                out.append(self._token(pieces[i + k], b0, b1, cmap))
+                    starts.append(q.begin), ends.append(q.end)
             i = j + 1
-        return out
-
-    def _token(self, p, b0: int, b1: int, cmap: ByteCharMap) -> Token:
-        partial = not (cmap.is_boundary(b0) and cmap.is_boundary(b1))
-        return Token(p.id, self.token_bytes(p.id), (b0, b1), cmap.char_span(b0, b1),
-                     special=p.id in self._control, byte_fallback=p.id in self._byte,
-                     partial=partial, piece=self._pieces[p.id])
+        return ids, starts, ends
 
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:
         """For a BPE model: the last merge SentencePiece's own rule makes when it encodes the piece
