@@ -24,8 +24,29 @@ def try_load(name: str) -> Tokenizer | None:
     return None
 
 
+USER_TOKENIZERS = "user_tokenizers"  # session_state key: {name: Tokenizer} trained in the labs
+
+
+def user_tokenizers() -> dict[str, Tokenizer]:
+    """Tokenizers this visitor trained or uploaded during this visit (not shared with others)."""
+    return st.session_state.setdefault(USER_TOKENIZERS, {})
+
+
+def all_tokenizer_names() -> list[str]:
+    return [*REGISTRY, *user_tokenizers()]
+
+
+def resolve(name: str) -> Tokenizer | None:
+    """A registry tokenizer (cached for everyone) or one of this visitor's own."""
+    own = user_tokenizers().get(name)
+    return own if own is not None else try_load(name)
+
+
 def title_of(name: str) -> str:
-    return REGISTRY[name].title if name in REGISTRY else name
+    if name in REGISTRY:
+        return REGISTRY[name].title
+    own = user_tokenizers().get(name)
+    return getattr(own, "title", None) or name
 
 
 def clean_state_text(key: str) -> int:

@@ -1,4 +1,6 @@
-"""Pages driven headlessly through Streamlit's AppTest."""
+"""The Compare page driven headlessly through Streamlit's AppTest: every control, the URL."""
+
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -7,91 +9,230 @@ from conftest import TRICKY_TEXTS
 from tokenizers import default_tokenizers, get_tokenizer
 
 TIMEOUT = 120
+K = "compare_"
 
 
-def run_app() -> AppTest:
+def app(**query) -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
     at.run()
     assert not at.exception
     return at
 
 
-def heads(at) -> list[str]:
-    return [h.proto.body for h in at.get("html") if 'class="tl-head"' in h.proto.body]
+def html_bodies(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
 
 
-def test_default_view_shows_the_four_defaults():
-    at = run_app()
-    found = heads(at)
-    assert len(found) == 4
-    for name in default_tokenizers():
-        assert any(f'data-tokenizer="{name}"' in h for h in found)
-    text = at.text_area(key="compare_text").value
-    n = len(get_tokenizer("cl100k_base").tokenize(text))
-    assert any('data-tokenizer="cl100k_base"' in h and f'class="tl-count">{n}<' in h for h in found)
+def heads(at) -> dict[str, int]:
+    """{tokenizer name: token count} read from the rendered headers."""
+    import re
+
+    out = {}
+    for b in html_bodies(at):
+        m = re.search(r'data-tokenizer="([^"]+)".*?class="tl-count">([\d,]+)<', b, re.S)
+        if m:
+            out[m.group(1)] = int(m.group(2).replace(",", ""))
+    return out
+
+
+def spans_html(at) -> list[str]:
+    return [b for b in html_bodies(at) if 'class="tl-spans"' in b]
+
+
+def visible_text(span_html: str) -> str:
+    """The text a reader sees in rendered spans, with SentencePiece's ▁ read back as the space it
+    stands for (and its dummy prefix dropped), grouped-id counts removed."""
+    import html
+    import re
+
+    inner = span_html.split('<div class="tl-spans">', 1)[1]
+    inner = re.sub(r'<span class="tl-ids">.*?</span>', "", inner)
+    inner = inner.replace('<span class="tl-sp">▁</span>', "\x00")
+    text = html.unescape("".join(re.findall(r">([^<]*)<", inner)))
+    return text.removeprefix("\x00").replace("\x00", " ")
+
+
+def set_text(at, text):
+    at.text_area(key=f"{K}text").set_value(text).run()
+    assert not at.exception
+    return at
+
+
+def test_default_view_counts_match_the_library():
+    at = app()
+    text = at.text_area(key=f"{K}text").value
+    assert heads(at) == {n: len(get_tokenizer(n).tokenize(text)) for n in default_tokenizers()}
 
 
 @pytest.mark.parametrize("text", TRICKY_TEXTS + ["x" * 300_000])
 def test_tricky_text_never_breaks_the_page(text):
-    at = run_app()
-    at.text_area(key="compare_text").set_value(text).run()
-    assert not at.exception
-    assert at.text_area(key="compare_text").value == text  # the user's text is kept
+    at = set_text(app(), text)
+    assert at.text_area(key=f"{K}text").value == text  # the user's text is kept
     if not text:
         assert any("Type or paste" in i.value for i in at.info)
     else:
-        assert len(heads(at)) == 4
+        assert set(heads(at)) == set(default_tokenizers())
 
 
 def test_lone_surrogate_in_state_is_reported():
     """Widgets cannot carry a lone surrogate (protobuf wants UTF-8), but state set by code can."""
     at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.session_state["compare_text"] = "a\ud83db"
+    at.session_state[f"{K}text"] = "a\ud83db"
     at.run()
     assert not at.exception
     assert any("lone surrogate" in w.value for w in at.warning)
-    assert len(heads(at)) == 4
+    assert at.text_area(key=f"{K}text").value == "a\ufffdb"
 
 
-def visible_text(span_html: str) -> str:
-    """The text a reader sees in rendered spans (markers for ▁ and grouped ids removed)."""
-    import html
-    import re
-
-    inner = span_html.split('<div class="tl-spans">', 1)[1]
-    inner = re.sub(r'<span class="tl-(?:prefix|ids)">.*?</span>', "", inner)
-    return html.unescape("".join(re.findall(r">([^<]*)<", inner)))
-
-
-def test_script_payload_is_escaped():
+def test_script_payload_is_shown_literally():
     payload = "<script>alert(1)</script><img src=x onerror=alert(2)>"
-    at = run_app()
-    at.text_area(key="compare_text").set_value(payload).run()
-    spans = [h.proto.body for h in at.get("html") if 'class="tl-spans"' in h.proto.body]
-    assert len(spans) == 4
-    for body in spans:
+    at = set_text(app(), payload)
+    assert len(spans_html(at)) == 4
+    for body in spans_html(at):
         assert "<script" not in body and "<img" not in body
         assert visible_text(body) == payload
 
 
-def test_parse_special_toggle():
-    at = run_app()
-    at.text_area(key="compare_text").set_value("a <|endoftext|> b").run()
-    assert "tl-tok tl-special" not in " ".join(h.proto.body for h in at.get("html"))
-    assert any("treated as text" in c.value for c in at.caption)
-    at.toggle(key="compare_parse_special").set_value(True).run()
-    assert not at.exception
-    assert "tl-tok tl-special" in " ".join(h.proto.body for h in at.get("html"))
+def test_url_parameters_reproduce_the_view():
+    at = app(text="hello world", tokenizers="gpt2,cl100k_base", special="1", ws="1", view="IDs")
+    assert at.text_area(key=f"{K}text").value == "hello world"
+    assert at.multiselect(key=f"{K}tokenizers").value == ["gpt2", "cl100k_base"]
+    assert at.toggle(key=f"{K}special").value and at.toggle(key=f"{K}ws").value
+    codes = [c.value for c in at.code]
+    assert "31373, 995" in codes and "15339, 1917" in codes
+    # and the page writes its state back into the link
+    assert at.query_params["tokenizers"] == "gpt2,cl100k_base" and at.query_params["text"] == "hello world"
+
+
+def test_state_changes_update_the_url():
+    at = app()
+    at.multiselect(key=f"{K}tokenizers").set_value(["o200k_base"]).run()
+    at.toggle(key=f"{K}alt").set_value(True).run()
+    set_text(at, "abc")
+    assert at.query_params["tokenizers"] == "o200k_base"
+    assert at.query_params["alt"] == "1" and at.query_params["text"] == "abc"
+    set_text(at, "y" * 3000)
+    assert "text" not in at.query_params
+    assert any("longer than" in c.value for c in at.caption)
+
+
+def test_unknown_tokenizer_in_the_link_is_named():
+    at = app(tokenizers="gpt2,gpt5")
+    assert any("gpt5" in w.value for w in at.warning)
+    assert set(heads(at)) == {"gpt2"}
+
+
+def test_parse_special_toggle_and_notices():
+    at = set_text(app(tokenizers="cl100k_base"), "a <|endoftext|> b")
+    assert "tl-tok tl-special" not in " ".join(spans_html(at))
+    assert any("Parsing is **off**" in i.value for i in at.info)
+    assert heads(at)["cl100k_base"] > 3
+    at.toggle(key=f"{K}special").set_value(True).run()
+    assert "tl-tok tl-special" in " ".join(spans_html(at))
+    assert any("Parsing is **on**" in i.value for i in at.info)
+    text = "a <|endoftext|> b"
+    assert heads(at)["cl100k_base"] == len(get_tokenizer("cl100k_base").encode(text, allowed_special="all")) == 4
     assert any("parsed" in c.value for c in at.caption)
 
 
-def test_choosing_tokenizers():
-    at = run_app()
-    at.multiselect(key="compare_tokenizers").set_value(["o200k_base"]).run()
-    assert not at.exception
-    assert len(heads(at)) == 1 and 'data-tokenizer="o200k_base"' in heads(at)[0]
-    at.multiselect(key="compare_tokenizers").set_value([]).run()
-    assert any("Pick at least one" in i.value for i in at.info)
+def test_whitespace_and_alternating_colors():
+    at = set_text(app(tokenizers="gpt2"), "a b\tc\nd")
+    assert "·" not in visible_text(spans_html(at)[0])
+    at.toggle(key=f"{K}ws").set_value(True).run()
+    seen = visible_text(spans_html(at)[0])
+    assert "·" in seen and "→" in seen and "↵" in seen
+    at.toggle(key=f"{K}alt").set_value(True).run()
+    assert "#dbeafe" in spans_html(at)[0] and "#fde68a" in spans_html(at)[0]
+
+
+def test_views_ids_and_table():
+    at = set_text(app(tokenizers="cl100k_base"), "hello world")
+    at.radio(key=f"{K}view").set_value("IDs").run()
+    assert [c.value for c in at.code] == ["15339, 1917"]
+    at.radio(key=f"{K}view").set_value("Table").run()
+    table = at.dataframe[0].value
+    assert list(table["id"]) == [15339, 1917] and list(table["bytes_hex"]) == ["68 65 6C 6C 6F", "20 77 6F 72 6C 64"]
+
+
+def test_boundary_diff_marks_only_differences():
+    at = set_text(app(tokenizers="gpt2,cl100k_base"), "    hello world!!!")
+    assert "tl-diff" not in " ".join(spans_html(at)).replace(".tl-diff{", "")
+    at.toggle(key=f"{K}diff").set_value(True).run()
+    at.selectbox(key=f"{K}ref").set_value("gpt2").run()
+    cl = [b for b in spans_html(at) if "15339" not in b and "24748" in b][0]
+    # gpt2 cuts at bytes 0,1,2,3,9,15; cl100k at 0,3,9,15: cl100k has no boundary gpt2 lacks
+    assert "tl-tok tl-diff" not in cl.replace(".tl-diff{", "")
+    at.selectbox(key=f"{K}ref").set_value("cl100k_base").run()
+    g2 = [b for b in spans_html(at) if "23748" in b][0]
+    assert g2.count("tl-diff\"") + g2.count("tl-diff ") == 2  # the extra cuts at bytes 1 and 2
+    assert any("2 boundaries not in" in c.value for c in at.caption)
+
+
+def test_trailing_whitespace_notice():
+    at = set_text(app(tokenizers="gpt2"), "hello ")
+    assert any("ends in whitespace" in i.value for i in at.info)
+    set_text(at, "hello")
+    assert not any("ends in whitespace" in i.value for i in at.info)
+
+
+def test_examples_load_into_the_text_area():
+    from ui.examples import EXAMPLES
+
+    at = app()
+    for name, text in EXAMPLES.items():
+        at.selectbox(key=f"{K}example").set_value(name).run()
+        assert not at.exception
+        assert at.text_area(key=f"{K}text").value == text
+        assert len(heads(at)) == 4
+
+
+def test_decode_ids_and_errors():
+    at = app(tokenizers="gpt2")
+    at.text_input(key=f"{K}decode_ids").set_value("31373, 995").run()
+    assert any(c.value == "hello world" for c in at.code)
+    at.text_input(key=f"{K}decode_ids").set_value("31373 99999999").run()
+    assert any("99999999" in e.value and "no token id" in e.value for e in at.error)
+    at.text_input(key=f"{K}decode_ids").set_value("12, abc").run()
+    assert any("'abc'" in e.value for e in at.error)
+    at.text_input(key=f"{K}decode_ids").set_value("447").run()  # a lone byte of a character
+    assert any("not valid UTF-8" in c.value for c in at.caption)
+    assert at.text_area(key=f"{K}text").value  # the text is untouched
+
+
+def test_big_text_pages_and_counts_the_whole_text():
+    text = "word " * 60_000
+    at = set_text(app(tokenizers="gpt2"), text)
+    assert heads(at)["gpt2"] == len(get_tokenizer("gpt2").encode(text))
+    assert at.number_input(key=f"{K}page").max == heads(at)["gpt2"] // 5000 + (heads(at)["gpt2"] % 5000 > 0)
+    first = spans_html(at)[0]
+    at.number_input(key=f"{K}page").set_value(3).run()
+    assert not at.exception and spans_html(at)[0] != first
+    assert any("Showing tokens 10,001" in c.value for c in at.caption)
+
+
+def test_downloads_are_offered():
+    at = set_text(app(tokenizers="gpt2,cl100k_base"), "hello world")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download tokens (CSV)", "Download tokens (JSON)"]
+
+
+def test_exports_hold_every_token():
+    import csv
+    import io
+
+    from ui import compare as cmp
+
+    text = "hello world 👋"
+    results = {n: get_tokenizer(n).tokenize(text) for n in ["gpt2", "cl100k_base"]}
+    data = json.loads(cmp.export_json(text, results, parse_special=False))
+    assert data["text"] == text
+    for n, toks in results.items():
+        assert [r["id"] for r in data["tokenizers"][n]] == list(toks.ids)
+    rows = list(csv.DictReader(io.StringIO(cmp.export_csv(results))))
+    assert len(rows) == sum(len(t) for t in results.values())
+    assert rows[0]["tokenizer"] == "gpt2" and rows[0]["id"] == "31373"
 
 
 def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypatch):
@@ -106,10 +247,9 @@ def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypat
     monkeypatch.setattr(tokenizers, "_built", {})
     st.cache_resource.clear()
     try:
-        at = run_app()
+        at = app()
         errors = " ".join(e.value for e in at.error)
         assert "unavailable offline" in errors and "tokenizers.provision" in errors
-        # custom BPE needs no file: it still renders
-        assert any('data-tokenizer="custom_bpe"' in h for h in heads(at))
+        assert "custom_bpe" in heads(at)  # needs no file: still renders
     finally:
         st.cache_resource.clear()

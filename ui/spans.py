@@ -9,7 +9,7 @@ colors and classes come from the fixed palette below.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tokenizers import Token
@@ -61,25 +61,29 @@ def visible(s: str, whitespace: bool) -> str:
     s = html.escape(s)
     if not whitespace:
         return s
-    return (s.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵\n"))
+    return (s.replace(" ", '<span class="tl-ws">·</span>').replace("\t", '<span class="tl-ws">→</span>')
+             .replace("\r", '<span class="tl-ws">␍</span>').replace("\n", '<span class="tl-ws">↵</span>\n'))
 
 
-def token_tooltip(t: Token) -> str:
-    parts = [f"id {t.id}", f"bytes {hexbytes(t.bytes) or '(none)'}", f"repr {t.bytes!r}"]
+def token_tooltip(t: Token, rank: int | None = None) -> str:
+    lines = [f"id {t.id}", f"bytes {hexbytes(t.bytes) or '(none)'}", f"repr {t.bytes!r}"]
     if t.piece:
-        parts.append(f"piece {t.piece}")
+        lines.append(f"piece {t.piece}")
+    if rank is not None:
+        lines.append(f"merge rank {rank}")
     if t.special:
-        parts.append("special token")
+        lines.append("special token")
     if t.byte_fallback:
-        parts.append("byte-fallback piece")
-    return " · ".join(parts)
+        lines.append("byte-fallback piece (no piece for this character)")
+    return "\n".join(lines)
 
 
-def segment_tooltip(seg: Segment, text: str) -> str:
+def segment_tooltip(seg: Segment, text: str, rank_of: Callable[[int], int | None] | None = None) -> str:
     if not seg.grouped:
-        return token_tooltip(seg.tokens[0])
+        t = seg.tokens[0]
+        return token_tooltip(t, rank_of(t.id) if rank_of else None)
     chars = text[seg.char_span[0]:seg.char_span[1]]
-    lines = [f"{len(seg.tokens)} tokens share {len(chars)} character(s) {chars!r}:"]
+    lines = [f"{len(seg.tokens)} tokens share {chars!r}:"]
     lines += [f"id {t.id}: bytes {hexbytes(t.bytes)}" for t in seg.tokens]
     return "\n".join(lines)
 
@@ -87,23 +91,40 @@ def segment_tooltip(seg: Segment, text: str) -> str:
 CSS = """
 <style>
 .tl-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;
-  line-height:2.0;white-space:pre-wrap;word-break:break-word;color:#111827;}
-.tl-tok{border-radius:3px;padding:1px 0;margin-right:1px;box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);}
+  line-height:2.1;white-space:pre-wrap;word-break:break-word;color:#111827;}
+.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;
+  box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
+.tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
+.tl-tok:hover::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
+  white-space:pre;background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;
+  padding:6px 8px;border-radius:6px;box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
 .tl-special{background:#111827 !important;color:#fef08a;font-weight:600;}
 .tl-fallback{outline:2px dotted #b91c1c;outline-offset:-1px;}
-.tl-prefix{color:#6b7280;}
-.tl-ids{font-size:.7rem;color:#374151;vertical-align:super;}
+.tl-sp{color:#7c3aed;font-weight:700;}
+.tl-ws{color:#6b7280;}
+.tl-diff{border-left:3px solid #dc2626;}
+.tl-ids{font-size:.68rem;color:#374151;vertical-align:super;}
 </style>
 """
 
 
-def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False,
-                 alternating: bool = False, limit: int | None = None) -> str:
-    """HTML for colored token spans (at most `limit` segments)."""
+def _body(t_first: Token, shown: str, whitespace: bool) -> str:
+    """The visible text of a segment. SentencePiece's word marker ▁ is drawn where the piece has
+    it: in place of the space it stands for, or before the text for the dummy prefix."""
+    if t_first.piece.startswith("\u2581"):
+        if shown.startswith(" "):
+            return '<span class="tl-sp">▁</span>' + visible(shown[1:], whitespace)
+        return '<span class="tl-sp">▁</span>' + visible(shown, whitespace)
+    return visible(shown, whitespace)
+
+
+def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False, alternating: bool = False,
+                 marks: set[int] | frozenset[int] = frozenset(),
+                 rank_of: Callable[[int], int | None] | None = None) -> str:
+    """HTML for colored token spans. `marks`: byte offsets of boundaries to flag (boundary diff)."""
     parts = [CSS, '<div class="tl-spans">']
-    segs = segments(text, tokens)
-    for k, seg in enumerate(segs[:limit] if limit else segs):
+    for k, seg in enumerate(segments(text, tokens)):
         first = seg.tokens[0]
         classes = ["tl-tok"]
         if seg.grouped:
@@ -112,17 +133,15 @@ def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False
             classes.append("tl-special")
         if any(t.byte_fallback for t in seg.tokens):
             classes.append("tl-fallback")
+        if marks and any(t.byte_span[0] in marks for t in seg.tokens):
+            classes.append("tl-diff")
         bg = ALTERNATING[k % 2] if alternating else color_for(first.id)
-        shown = text[seg.char_span[0]:seg.char_span[1]]
-        if seg.char_span[0] == seg.char_span[1]:  # SentencePiece's dummy-prefix piece
-            body = '<span class="tl-prefix">▁</span>'
-        else:
-            body = visible(shown, whitespace)
+        body = _body(first, text[seg.char_span[0]:seg.char_span[1]], whitespace)
         if seg.grouped:
             body += f'<span class="tl-ids">[{len(seg.tokens)}]</span>'
-        title = html.escape(segment_tooltip(seg, text), quote=True)
+        tip = html.escape(segment_tooltip(seg, text, rank_of), quote=True)
         ids = " ".join(str(t.id) for t in seg.tokens)
-        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" title="{title}" '
+        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" data-tip="{tip}" '
                      f'data-ids="{ids}">{body}</span>')
     parts.append("</div>")
     return "".join(parts)

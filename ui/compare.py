@@ -1,0 +1,117 @@
+"""Pure helpers for the Compare page: id parsing, token tables, counts, boundary diffs, exports."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from tokenizers import Token
+
+from .spans import hexbytes
+
+
+class IdParseError(ValueError):
+    pass
+
+
+def parse_ids(s: str) -> list[int]:
+    """'15339, 1917' or '[15339 1917]' -> [15339, 1917]; anything else is named in the error."""
+    parts = [p for p in re.split(r"[\s,;\[\]]+", s.strip()) if p]
+    bad = [p for p in parts if not re.fullmatch(r"\d+", p)]
+    if bad:
+        shown = ", ".join(repr(b) for b in bad[:5])
+        raise IdParseError(f"Token ids are whole numbers separated by commas or spaces; not {shown}.")
+    return [int(p) for p in parts]
+
+
+def token_rows(tokens: Sequence[Token]) -> list[dict]:
+    """One dict per token: the table view, CSV and JSON all use these columns."""
+    return [{"position": k, "id": t.id, "token": repr(t.bytes)[2:-1] if not t.piece else t.piece,
+             "bytes_hex": hexbytes(t.bytes), "byte_start": t.byte_span[0], "byte_end": t.byte_span[1],
+             "char_start": t.char_span[0], "char_end": t.char_span[1], "special": t.special,
+             "byte_fallback": t.byte_fallback, "partial_char": t.partial}
+            for k, t in enumerate(tokens)]
+
+
+def odd_tokens(tokens: Sequence[Token]) -> int:
+    """Byte-fallback pieces and unknown tokens (SentencePiece's <unk>)."""
+    ids = getattr(tokens, "ids", None)
+    if ids is not None:  # a TokenList: count from the id array, without building Tokens
+        tok = tokens._tok
+        unk = getattr(tok, "unk_id", None)
+        return tokens.count_byte_fallback() + (ids.count(unk) if unk is not None else 0)
+    return sum(1 for t in tokens if t.byte_fallback or t.piece == "<unk>")
+
+
+def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str, str]) -> list[dict]:
+    """Counts per tokenizer, each also relative to the first tokenizer."""
+    n_chars, n_bytes = len(text), len(text.encode("utf-8"))
+    rows = []
+    for name, toks in results.items():
+        n = len(toks)
+        rows.append({"tokenizer": titles.get(name, name), "tokens": n, "characters": n_chars, "bytes": n_bytes,
+                     "chars/token": round(n_chars / n, 3) if n else None,
+                     "bytes/token": round(n_bytes / n, 3) if n else None,
+                     "byte-fallback/unknown": odd_tokens(toks)})
+    if rows and rows[0]["tokens"]:
+        base = rows[0]["tokens"]
+        for r in rows:
+            r["tokens vs first"] = round(r["tokens"] / base, 3)
+    return rows
+
+
+def starts(tokens: Sequence[Token]) -> set[int]:
+    """Byte offsets where a (non-empty) token starts."""
+    if hasattr(tokens, "byte_starts"):  # a TokenList: straight from its arrays
+        return {a for a, b in zip(tokens.byte_starts, tokens.byte_ends) if b > a}
+    return {t.byte_span[0] for t in tokens if t.byte_span[1] > t.byte_span[0]}
+
+
+def differing_starts(tokens: Sequence[Token], reference: Sequence[Token]) -> set[int]:
+    """Boundaries in `tokens` that the reference tokenizer does not have."""
+    return starts(tokens) - starts(reference)
+
+
+def special_strings_in(text: str, special_tokens: Sequence[str]) -> list[str]:
+    return sorted({s for s in special_tokens if s and s in text})
+
+
+def trailing_space_token(text: str, tokens: Sequence[Token]) -> bool:
+    """True when the text ends in whitespace that became (part of) its own final token."""
+    if not tokens or not text or not text[-1].isspace():
+        return False
+    last = tokens[-1]
+    return last.bytes.strip() == b"" or last.bytes.replace(b"\xe2\x96\x81", b"").strip() == b""
+
+
+def export_json(text: str, results: dict[str, Sequence[Token]], *, parse_special: bool) -> str:
+    return json.dumps({"text": text, "parse_special_tokens": parse_special,
+                       "tokenizers": {name: token_rows(toks) for name, toks in results.items()}},
+                      ensure_ascii=False, indent=1)
+
+
+def export_csv(results: dict[str, Sequence[Token]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    cols = ["tokenizer", *token_rows([Token(0, b"", (0, 0), (0, 0))])[0].keys()]
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    for name, toks in results.items():
+        for row in token_rows(toks):
+            w.writerow({"tokenizer": name, **row})
+    return buf.getvalue()
+
+
+def window(tokens: Sequence[Token], page: int, size: int) -> tuple[int, int]:
+    """[start, end) token indices of page `page`, widened so no character is cut at the edges."""
+    start, end = page * size, min(len(tokens), (page + 1) * size)
+    while 0 < start < len(tokens) and tokens[start].partial and tokens[start - 1].partial \
+            and tokens[start].char_span[0] == tokens[start - 1].char_span[1] - 1:
+        start -= 1
+    while end < len(tokens) and tokens[end].partial and tokens[end - 1].partial \
+            and tokens[end].char_span[0] == tokens[end - 1].char_span[1] - 1:
+        end += 1
+    return start, end
