@@ -103,15 +103,21 @@ _NEVER = float("inf")
 
 
 def _merge_by_pairs(ids: list[int], merges: dict) -> list[int]:
-    """minbpe's rule for a short chunk: merge the pair with the lowest merge id, leftmost first."""
+    """minbpe's rule for a short chunk: merge the pair with the lowest merge id, leftmost first.
+    After a merge at i only the ranks of the pairs at i-1 and i change, so only they are redone."""
     get = merges.get
-    while len(ids) >= 2:
-        ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
+    ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
+    while ranks:
         best = min(ranks)
         if best == _NEVER:
             break
         i = ranks.index(best)
         ids[i:i + 2] = [best]  # the merge's rank is the new token's id
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = get((best, ids[i + 1]), _NEVER)
+        if i > 0:
+            ranks[i - 1] = get((ids[i - 1], best), _NEVER)
     return ids
 
 
@@ -120,13 +126,19 @@ def _merge_by_byte_ranks(data: bytes, ranks: dict[bytes, int]) -> list[int]:
     lowest rank, leftmost first; ids are the ranks of the final parts."""
     parts = [data[i:i + 1] for i in range(len(data))]
     get = ranks.get
-    while len(parts) >= 2:
-        rs = [get(a + b, _NEVER) for a, b in zip(parts, parts[1:])]
+    rs = [get(a + b, _NEVER) for a, b in zip(parts, parts[1:])]
+    while rs:
         best = min(rs)
         if best == _NEVER:
             break
         i = rs.index(best)
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        merged = parts[i] + parts[i + 1]
+        parts[i:i + 2] = [merged]
+        del rs[i]
+        if i < len(rs):
+            rs[i] = get(merged + parts[i + 1], _NEVER)
+        if i > 0:
+            rs[i - 1] = get(parts[i - 1] + merged, _NEVER)
     return [ranks[p] for p in parts]
 
 
