@@ -5,7 +5,8 @@ import streamlit as st
 st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
 
 pg = st.navigation([
-    st.Page("pages/compare.py", title="Compare", icon="🔍", default=True),
+    st.Page("app_pages/compare.py", title="Compare", icon="🔍", default=True),
+    st.Page("app_pages/bpe_lab.py", title="BPE Lab", icon="🧪", url_path="bpe-lab"),
 ])
 
 with st.sidebar:

@@ -1,0 +1,215 @@
+"""BPE Lab: train a byte-level BPE on your text and watch it learn, merge by merge."""
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.shared import user_tokenizers
+from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
+from tokenizers.bpe_steps import longest_tokens, pair_counts_at, truncated
+from tokenizers.corpus import stdlib_docstrings
+from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
+from ui import lab
+from ui.spans import render_spans
+
+K = "lab_"
+MAX_VOCAB = 8192
+MAX_TRAIN_CHARS = 2_000_000       # bounds training to a couple of seconds
+STEP_TEXT_CHARS = 3_000           # how much of the training text the step view draws
+PAIR_VIEW_CHARS = 100_000         # pair counts per step are shown for corpora up to this size
+SPLITS = {"GPT-4 pattern": GPT4_PATTERN, "GPT-2 pattern": GPT2_PATTERN, "No split (the plain algorithm)": None,
+          "Custom regex": "custom"}
+DEFAULT_TEXT = ("aaabdaaabac\n\nThe cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat, "
+                "and the cat sat and sat and sat.")
+
+st.title("BPE Lab")
+st.caption("Train a byte-level BPE on a text and watch it learn, merge by merge. It starts from the 256 "
+           "single bytes and repeatedly merges the most frequent adjacent pair into a new token.")
+
+# -- corpus ----------------------------------------------------------------------------------------
+source = st.radio("Training text", ["Paste", "Upload a file", "Built-in corpus"], horizontal=True, key=f"{K}source")
+corpus, replaced = "", 0
+if source == "Paste":
+    st.session_state.setdefault(f"{K}text", DEFAULT_TEXT)
+    corpus = st.text_area("Text to train on", height=160, key=f"{K}text")
+elif source == "Upload a file":
+    up = st.file_uploader(f"A text file (up to {lab.MAX_UPLOAD_BYTES // 1_000_000} MB)",
+                          type=[s[1:] for s in lab.TEXT_SUFFIXES], key=f"{K}upload")
+    if up is not None:
+        try:
+            corpus, replaced = lab.decode_upload(up.name, up.getvalue())
+            st.caption(f"{up.name}: {len(corpus):,} characters.")
+        except lab.UploadError as e:
+            st.error(str(e))
+else:
+    size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
+                            format_func=lambda n: f"{n // 1000} KB")
+    corpus = stdlib_docstrings(size)
+    st.caption("Docstrings of Python's standard library, read from this machine (nothing is downloaded).")
+if replaced:
+    st.warning(f"The file is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced by U+FFFD �.")
+
+# -- options ---------------------------------------------------------------------------------------
+c1, c2, c3 = st.columns(3)
+vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab")
+split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split",
+                     help="Text is cut into chunks first; merges never cross a chunk boundary.")
+pattern, problem = SPLITS[split], ""
+if pattern == "custom":
+    pattern = c2.text_input("Regex (Python `regex` syntax)", r"\w+|\s+|[^\w\s]+", key=f"{K}regex")
+    try:
+        compile_pattern(pattern)
+    except PatternError as e:
+        problem = str(e)
+specials_raw = c3.text_input("Special tokens (comma-separated)", "<|endoftext|>", key=f"{K}specials")
+specials = [s.strip() for s in specials_raw.split(",") if s.strip()]
+
+if problem:
+    st.error(problem)
+if len(corpus) > MAX_TRAIN_CHARS:
+    st.info(f"The text has {len(corpus):,} characters; the lab trains on the first {MAX_TRAIN_CHARS:,} "
+            "so that training stays under a few seconds.")
+
+if st.button("Train", type="primary", disabled=bool(problem), key=f"{K}train"):
+    text = corpus[:MAX_TRAIN_CHARS]
+    bar = st.progress(0.0, text="Starting…")
+    start = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{done:,} of {total:,} merges · {time.perf_counter() - start:.1f} s")
+
+    tok = BPETokenizer(None, name="lab_bpe")
+    try:
+        report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress)
+        if specials:  # ids right after the learned vocabulary, in the order typed
+            base = max(tok.vocab) + 1
+            tok.register_special_tokens({s: base + k for k, s in enumerate(dict.fromkeys(specials))})
+        tok.title = f"Lab BPE ({tok.vocab_size:,} tokens)"
+        st.session_state[f"{K}model"] = tok
+        st.session_state[f"{K}report"] = report
+        st.session_state[f"{K}trained_text"] = text
+        st.session_state[f"{K}step"] = min(st.session_state.get(f"{K}step", 0), len(tok.history))
+        user_tokenizers()["lab_bpe"] = tok
+        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {report.seconds:.2f} s")
+    except (TrainingError, PatternError) as e:
+        bar.empty()
+        st.error(str(e))
+
+with st.container(border=True):
+    up = st.file_uploader("…or load a saved `.model` file (saved here, or by minbpe)", type=["model"],
+                          key=f"{K}load")
+    if up is None:
+        st.session_state.pop(f"{K}load_error", None)
+    elif st.session_state.get(f"{K}loaded_id") != up.file_id:
+        st.session_state[f"{K}loaded_id"] = up.file_id
+        try:
+            loaded = bpe_io.loads(up.getvalue().decode("utf-8"), name="lab_bpe")
+            loaded.title = f"Lab BPE, loaded ({loaded.vocab_size:,} tokens)"
+            st.session_state.update({f"{K}model": loaded, f"{K}report": None, f"{K}trained_text": "",
+                                     f"{K}step": 0, f"{K}load_error": ""})
+            user_tokenizers()["lab_bpe"] = loaded
+        except UnicodeDecodeError:
+            st.session_state[f"{K}load_error"] = (f"{up.name} is not a text file (it is not valid UTF-8). A .model "
+                                                  "file is text whose first line is `minbpe v1`.")
+        except (bpe_io.ModelFormatError, PatternError) as e:
+            st.session_state[f"{K}load_error"] = f"{up.name} could not be loaded: {e}"
+    if st.session_state.get(f"{K}load_error"):
+        st.error(st.session_state[f"{K}load_error"])
+
+tok = st.session_state.get(f"{K}model")
+if tok is None:
+    st.info("Choose a text and press **Train**. Try the default text with a vocabulary of 259: three merges "
+            "turn `aaabdaaabac` into `[258, 100, 258, 97, 99]`.")
+    st.stop()
+
+# -- results ---------------------------------------------------------------------------------------
+report = st.session_state.get(f"{K}report")
+trained_text = st.session_state.get(f"{K}trained_text", "")
+text_bytes = len(trained_text.encode("utf-8"))
+if report is not None:
+    st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
+               f"({report.unique_chunks:,} distinct chunks) in {report.seconds:.2f} s. "
+               f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
+               "It is now on the Compare page as **Lab BPE** for the rest of this visit.")
+    if report.stopped_early:
+        st.warning(report.stopped_early)
+    if report.replaced_bytes:
+        st.warning(f"{report.replaced_bytes:,} invalid byte sequence(s) in the text were replaced by U+FFFD.")
+else:
+    st.success(f"Loaded a model with {len(tok.merges):,} merges. It has no training record, so the "
+               "curves and the step view need a model trained here.")
+
+tabs = st.tabs(["Merges", "Compression", "Step by step", "Vocabulary trade-off", "Tokens", "Save"])
+with tabs[0]:
+    q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ·the")
+    rows = lab.merge_rows(tok)
+    if q:
+        rows = [r for r in rows if q in r["left"] or q in r["right"] or q in r["new token"]]
+    st.caption(f"{len(rows):,} merges" + (f" containing {q!r}" if q else "") + ". · is a space, ↵ a newline.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, height=420, key=f"{K}merges")
+
+with tabs[1]:
+    if tok.history:
+        st.plotly_chart(lab.compression_figure(tok, text_bytes), key=f"{K}curve")
+        last = tok.history[-1]
+        st.caption(f"{text_bytes:,} bytes → {last.tokens_after:,} tokens after {len(tok.history):,} merges "
+                   f"({text_bytes / last.tokens_after:.2f} bytes per token).")
+    else:
+        st.info("A loaded model has no training record; train one here to see its curve.")
+
+with tabs[2]:
+    if tok.history:
+        k = st.slider("Merges applied", 0, len(tok.history), key=f"{K}step")
+        small = truncated(tok, k)
+        sample = trained_text[:STEP_TEXT_CHARS]
+        toks = small.tokenize(sample)
+        if k:
+            r = tok.history[k - 1]
+            st.markdown(f"Merge **{k}** joined `{lab.render_token(tok.vocab[r.pair[0]])}` + "
+                        f"`{lab.render_token(tok.vocab[r.pair[1]])}` → `{lab.render_token(tok.vocab[r.new_id])}` "
+                        f"(id {r.new_id}), a pair seen {r.count:,} times.")
+        st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
+                   f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
+                                          if len(trained_text) > STEP_TEXT_CHARS else "."))
+        st.html(render_spans(sample, toks))
+        if len(trained_text) <= PAIR_VIEW_CHARS and k < len(tok.history):
+            top = pair_counts_at(tok, trained_text, k)
+            st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
+            st.dataframe(pd.DataFrame(lab.pair_rows(tok, top, tok.history[k].pair)), hide_index=True,
+                         key=f"{K}pairs")
+        elif len(trained_text) > PAIR_VIEW_CHARS:
+            st.caption(f"Pair counts per step are shown for texts up to {PAIR_VIEW_CHARS:,} characters.")
+    else:
+        st.info("A loaded model has no training record; train one here to step through it.")
+
+with tabs[3]:
+    if tok.history:
+        d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
+        st.plotly_chart(lab.sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
+        st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "
+                   "bigger: every point is this text's length at that vocabulary size, read from the training record.")
+    else:
+        st.info("A loaded model has no training record; train one here to see the trade-off.")
+
+with tabs[4]:
+    if len(tok.vocab) > 256:
+        st.plotly_chart(lab.length_histogram(tok), key=f"{K}hist")
+        st.markdown("**Longest tokens**")
+        st.dataframe(pd.DataFrame([{"id": i, "token": lab.render_token(tok.vocab[i]), "bytes": len(tok.vocab[i])}
+                                   for i in longest_tokens(tok)]), hide_index=True, key=f"{K}longest")
+    else:
+        st.info("No merges yet.")
+
+with tabs[5]:
+    st.markdown("**Download** — the minbpe `.model` format (and its human-readable `.vocab`), or tiktoken's "
+                "format with a JSON file holding the pattern and special tokens. A `.model` file loads back "
+                "with the uploader under **Train**.")
+    d1, d2, d3, d4 = st.columns(4)
+    d1.download_button("lab_bpe.model", bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model", on_click="ignore")
+    d2.download_button("lab_bpe.vocab", bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab", on_click="ignore")
+    try:
+        d3.download_button("lab_bpe.tiktoken", bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken", key=f"{K}dl_tiktoken", on_click="ignore")
+        d4.download_button("lab_bpe.json", bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta", on_click="ignore")
+    except ValueError as e:
+        d3.caption(str(e))
