@@ -156,3 +156,18 @@ def test_block_counting_fuzzed(text, block, pattern):
 
     compiled = compile_pattern(resolve_pattern(pattern))
     assert chunk_counts(text, compiled, block=block) == Counter(split_text(text, compiled))
+
+
+def test_step_views_agree_with_training():
+    from tokenizers.bpe_steps import pair_counts_at, truncated
+
+    text = stdlib_docstrings(15_000)
+    tok = BPETokenizer("gpt4")
+    tok.train(text, 300)
+    for k in [0, 1, 10, 43]:
+        top = pair_counts_at(tok, text, k)
+        assert top[0] == (tok.history[k].pair, tok.history[k].count)  # what the trainer picked
+        small = truncated(tok, k)
+        assert small.vocab_size == 256 + k
+        expected = tok.history[k - 1].tokens_after if k else len(text.encode())
+        assert len(small.encode(text)) == expected

@@ -124,13 +124,18 @@ def tiktoken_text(tok: BPETokenizer) -> str:
                    for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
 
 
+def tiktoken_meta(tok: BPETokenizer) -> str:
+    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
+    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
+                      indent=2, ensure_ascii=False)
+
+
 def export_tiktoken(tok: BPETokenizer, prefix: str | Path) -> tuple[Path, Path]:
     """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens"})."""
     prefix = Path(prefix)
     ranks, meta = prefix.with_suffix(".tiktoken"), prefix.with_suffix(".json")
     ranks.write_text(tiktoken_text(tok), encoding="ascii")
-    meta.write_text(json.dumps({"name": tok.name, "pattern": tok.pattern or "",
-                                "special_tokens": tok.special_tokens}, indent=2, ensure_ascii=False))
+    meta.write_text(tiktoken_meta(tok), encoding="utf-8")
     return ranks, meta
 
 

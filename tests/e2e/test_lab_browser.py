@@ -1,0 +1,71 @@
+"""The BPE Lab in a real browser: train on pasted text, see the merge table and curves, reject a
+binary upload, load a saved model."""
+
+from tests.e2e.conftest import screenshot, wait_for_app
+from tokenizers import BPETokenizer
+
+TEXT = ("low lower lowest newer newest wider widest " * 30).strip()
+
+
+def test_train_on_pasted_text(page, app_url, tmp_path):
+    page.goto(f"{app_url}/bpe-lab")
+    wait_for_app(page)
+    assert page.get_by_text("Page not found").count() == 0  # a deep link works on a fresh server
+    page.get_by_label("Text to train on").fill(TEXT)
+    vocab = page.get_by_label("Vocabulary size (256–8,192)")
+    vocab.fill("300")
+    vocab.press("Enter")
+    page.wait_for_timeout(800)
+    page.get_by_role("button", name="Train").click()
+    expected = BPETokenizer("gpt4").train(TEXT, 300).merges
+    page.get_by_text(f"Learned {expected} merges").wait_for(timeout=60_000)
+    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
+    screenshot(page, "lab-merge-table")
+
+    page.get_by_role("tab", name="Compression").click()
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+    screenshot(page, "lab-compression-curve")
+
+    page.get_by_role("tab", name="Vocabulary trade-off").click()
+    page.wait_for_timeout(1500)
+    assert page.locator(".js-plotly-plot").count() >= 2
+    screenshot(page, "lab-vocab-tradeoff")
+
+    page.get_by_role("tab", name="Step by step").click()
+    page.wait_for_timeout(1000)
+    assert page.locator(".tl-tok").count() > 0
+    screenshot(page, "lab-step")
+
+    # a binary file is refused with a reason, and the page goes on working
+    binary = tmp_path / "broken.model"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    page.locator("[data-testid='stFileUploader'] input[type=file]").last.set_input_files(str(binary))
+    page.get_by_text("is not a text file").wait_for(timeout=30_000)
+    screenshot(page, "lab-corrupt-model")
+
+    good = tmp_path / "tiny.model"
+    good.write_text("minbpe v1\n\n0\n97 97\n256 98\n", encoding="utf-8")
+    page.locator("[data-testid='stFileUploader'] input[type=file]").last.set_input_files(str(good))
+    page.get_by_text("Loaded a model with 2 merges").wait_for(timeout=30_000)
+    assert not page.errors
+
+
+def test_binary_corpus_upload_is_refused(page, app_url, tmp_path):
+    page.goto(f"{app_url}/bpe-lab")
+    wait_for_app(page)
+    page.get_by_text("Upload a file").click()
+    page.wait_for_timeout(800)
+    blob = tmp_path / "image.txt"
+    blob.write_bytes(b"\x00\x01\x02" * 5000)
+    page.locator("input[type=file]").first.set_input_files(str(blob))
+    page.get_by_text("looks like a binary file").wait_for(timeout=30_000)
+    text = tmp_path / "latin1.txt"
+    text.write_bytes("caf\xe9 na\xefve r\xe9sum\xe9 ".encode("latin-1") * 50)
+    page.locator("input[type=file]").first.set_input_files(str(text))
+    page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("Learned").wait_for(timeout=60_000)
+    screenshot(page, "lab-latin1-upload")
+    assert not page.errors

@@ -1,0 +1,98 @@
+"""Pure helpers for the BPE Lab: upload decoding, merge-table rows, plotly figures."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from tokenizers import BPETokenizer
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+TEXT_SUFFIXES = (".txt", ".md", ".py", ".json", ".csv", ".tsv", ".yaml", ".yml", ".html", ".xml", ".js",
+                 ".ts", ".rs", ".go", ".c", ".h", ".java", ".rst", ".tex", ".log", ".ini", ".toml")
+
+
+class UploadError(ValueError):
+    pass
+
+
+def decode_upload(name: str, data: bytes) -> tuple[str, int]:
+    """(text, replaced) from an uploaded file, or UploadError saying what is wrong and what to do."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise UploadError(f"{name} is {len(data) / 1e6:.1f} MB; the lab takes files up to "
+                          f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a part of it.")
+    if not data:
+        raise UploadError(f"{name} is empty.")
+    sample = data[:65536]
+    if sample.count(b"\x00") > len(sample) // 100:
+        raise UploadError(f"{name} looks like a binary file (it is full of zero bytes), not text. "
+                          f"Upload a text file ({', '.join(TEXT_SUFFIXES[:6])}, …).")
+    text = data.decode("utf-8", errors="replace")
+    replaced = text.count("\ufffd") - data.count("\ufffd".encode())
+    return text, replaced
+
+
+def render_token(b: bytes) -> str:
+    """Token bytes as readable text: whitespace made visible, undecodable bytes as \\xNN."""
+    s = b.decode("utf-8", errors="backslashreplace")
+    return s.replace(" ", "·").replace("\n", "↵").replace("\t", "→").replace("\r", "␍")
+
+
+def merge_rows(tok: BPETokenizer) -> list[dict]:
+    v = tok.vocab
+    if not tok.history:  # a loaded model: merges without a training record
+        return [{"rank": idx - 256, "left": render_token(v[a]), "right": render_token(v[b]),
+                 "new token": render_token(v[idx]), "new id": idx, "pair ids": f"{a}, {b}", "count": None}
+                for (a, b), idx in sorted(tok.merges.items(), key=lambda kv: kv[1])]
+    return [{"rank": r.rank, "left": render_token(v[r.pair[0]]), "right": render_token(v[r.pair[1]]),
+             "new token": render_token(v[r.new_id]), "new id": r.new_id, "pair ids": f"{r.pair[0]}, {r.pair[1]}",
+             "count": r.count} for r in tok.history]
+
+
+def compression_figure(tok: BPETokenizer, text_bytes: int) -> go.Figure:
+    merges = [0] + [r.rank + 1 for r in tok.history]
+    tokens = [text_bytes] + [r.tokens_after for r in tok.history]
+    ratio = [text_bytes / t if t else None for t in tokens]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", line=dict(color="#2563eb")), secondary_y=False)
+    fig.add_trace(go.Scatter(x=merges, y=ratio, name="bytes per token", line=dict(color="#dc2626", dash="dot")),
+                  secondary_y=True)
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.12),
+                      hovermode="x unified")
+    fig.update_xaxes(title_text="merges learned")
+    fig.update_yaxes(title_text="tokens in the training text", secondary_y=False)
+    fig.update_yaxes(title_text="compression (bytes per token)", secondary_y=True)
+    return fig
+
+
+def sweep_figure(tok: BPETokenizer, text_bytes: int, d_model: int) -> go.Figure:
+    """Sequence length against vocabulary size, with the embedding table's size on a second axis."""
+    sizes = [256] + [r.new_id + 1 for r in tok.history]
+    tokens = [text_bytes] + [r.tokens_after for r in tok.history]
+    params = [v * d_model for v in sizes]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=sizes, y=tokens, name="tokens in the text", line=dict(color="#2563eb")),
+                  secondary_y=False)
+    fig.add_trace(go.Scatter(x=sizes, y=params, name=f"embedding parameters (vocab × {d_model})",
+                             line=dict(color="#059669", dash="dash")), secondary_y=True)
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.12),
+                      hovermode="x unified")
+    fig.update_xaxes(title_text="vocabulary size")
+    fig.update_yaxes(title_text="tokens", secondary_y=False)
+    fig.update_yaxes(title_text="parameters", secondary_y=True)
+    return fig
+
+
+def length_histogram(tok: BPETokenizer) -> go.Figure:
+    lengths = [len(b) for i, b in tok.vocab.items() if i >= 256]
+    fig = go.Figure(go.Histogram(x=lengths, marker_color="#7c3aed", xbins=dict(size=1)))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), bargap=0.05)
+    fig.update_xaxes(title_text="token length in bytes (merged tokens)")
+    fig.update_yaxes(title_text="tokens")
+    return fig
+
+
+def pair_rows(tok: BPETokenizer, pairs: list[tuple[tuple[int, int], int]], chosen: tuple[int, int] | None) -> list[dict]:
+    v = tok.vocab
+    return [{"": "◀ merged next" if p == chosen else "", "left": render_token(v[p[0]]), "right": render_token(v[p[1]]),
+             "pair ids": f"{p[0]}, {p[1]}", "count": c} for p, c in pairs]
