@@ -7,6 +7,7 @@ st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
 pg = st.navigation([
     st.Page("app_pages/compare.py", title="Compare", icon="🔍", default=True),
     st.Page("app_pages/bpe_lab.py", title="BPE Lab", icon="🧪", url_path="bpe-lab"),
+    st.Page("app_pages/inside.py", title="Inside a token", icon="🔬", url_path="inside"),
 ])
 
 with st.sidebar:

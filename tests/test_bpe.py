@@ -171,3 +171,35 @@ def test_step_views_agree_with_training():
         assert small.vocab_size == 256 + k
         expected = tok.history[k - 1].tokens_after if k else len(text.encode())
         assert len(small.encode(text)) == expected
+
+
+@pytest.mark.parametrize("name", ["custom_bpe", "gpt2", "cl100k_base", "o200k_base"])
+def test_encode_steps_end_in_encode(name):
+    from tokenizers import get_tokenizer
+    from tokenizers.inside import encode_steps
+
+    from tokenizers.patterns import split_text
+
+    tok = get_tokenizer(name)
+    bpe = getattr(tok, "twin", tok)
+    text = " tokenization hello 안녕하세요 👋     1234567 unbelievably don't"
+    got = []
+    for chunk in split_text(text, bpe._compiled):
+        start, steps = encode_steps(bpe, chunk)
+        got.extend(steps[-1].parts if steps else start)
+        for s in steps:
+            assert bpe.token_bytes(s.new_id) == bpe.token_bytes(s.pair[0]) + bpe.token_bytes(s.pair[1])
+    assert got == tok.encode(text)
+
+
+def test_chars_and_graphemes():
+    from tokenizers.inside import char_rows, describe_cluster, graphemes, invalid_utf8_spans
+
+    rows = char_rows("é👋")
+    assert [(r.code_point, r.utf8, r.n_bytes) for r in rows] == [("U+00E9", "C3 A9", 2), ("U+1F44B", "F0 9F 91 8B", 4)]
+    assert rows[0].name == "LATIN SMALL LETTER E WITH ACUTE"
+    family = "👨\u200d👩\u200d👧"
+    assert graphemes(family + "🇰🇷e\u0301") == [family, "🇰🇷", "e\u0301"]
+    assert "ZERO WIDTH JOINER" in describe_cluster(family) and "flag" in describe_cluster("🇰🇷")
+    assert "combining" in describe_cluster("e\u0301")
+    assert invalid_utf8_spans(b"ok\x8bok\xf0\x9f") == [(2, 3), (5, 7)]

@@ -1,0 +1,186 @@
+"""Inside a token: merge trees, bytes and code points, regex chunks, encoding step by step, decoding,
+and a vocabulary browser."""
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of
+from tokenizers import REGISTRY
+from tokenizers import UnknownTokenIdError
+from tokenizers.inside import char_rows, counts, describe_cluster, encode_steps, graphemes, invalid_utf8_spans
+from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
+from tokenizers.text import clean_text
+from ui import compare as cmp
+from ui import inside as ins
+from ui.lab import length_histogram, render_token
+from ui.spans import hexbytes, render_spans
+from ui.tree import PATTERN_PARTS, tree_figure
+
+K = "inside_"
+
+
+def vocab_list(tok) -> list[tuple[int, bytes, str]]:
+    out = []
+    for i in range(tok.vocab_size):
+        try:
+            out.append((i, tok.token_bytes(i), tok.piece_of(i)))
+        except (UnknownTokenIdError, KeyError):
+            pass  # a hole in the id range (cl100k has one)
+    return out
+
+
+@st.cache_resource(show_spinner="Reading the vocabulary…")
+def registry_vocab(name: str) -> list[tuple[int, bytes, str]]:
+    """Built once per server for everyone (a visitor's own tokenizers are read per visit)."""
+    return vocab_list(load_tokenizer(name))
+MAX_PICK = 2000      # tokens offered in the picker
+MAX_CHAR_ROWS = 400  # characters in the code point table
+
+st.title("Inside a token")
+st.caption("Pick a token and see how it came to be: its merge tree, its bytes and code points, how the "
+           "text was cut before BPE, and every merge applied while encoding.")
+
+c1, c2 = st.columns([1, 2])
+name = c1.selectbox("Tokenizer", all_tokenizer_names(), index=all_tokenizer_names().index("cl100k_base"),
+                    format_func=title_of, key=f"{K}tok")
+replaced = clean_state_text(f"{K}text")
+st.session_state.setdefault(f"{K}text", "Tokenization isn't magic: 안녕하세요 👨‍👩‍👧 naïve café 1234567")
+text = c2.text_area("Text", height=90, key=f"{K}text")
+tok = resolve(name)
+if tok is None:
+    st.stop()
+clean, more = clean_text(text)
+if replaced + more:
+    st.warning("Lone surrogate code points were replaced by U+FFFD �.")
+bpe = getattr(tok, "twin", tok)  # the pure-Python twin for OpenAI vocabularies
+toks = tok.tokenize(clean) if clean else []
+if toks:
+    st.html(render_spans(clean, toks[:MAX_PICK], rank_of=tok.merge_rank))
+
+# -- which token -----------------------------------------------------------------------------------
+by_id = st.toggle("Type a token id instead", key=f"{K}by_id")
+token_id = None
+if by_id:
+    raw = st.text_input("Token id", "15339" if name == "cl100k_base" else "300", key=f"{K}id")
+    try:
+        ids = cmp.parse_ids(raw)
+        if len(ids) != 1:
+            raise cmp.IdParseError("Type one token id.")
+        tok.check_ids(ids)
+        token_id = ids[0]
+    except (cmp.IdParseError, UnknownTokenIdError) as e:
+        st.error(str(e))
+elif toks:
+    shown = toks[:MAX_PICK]
+    k = st.selectbox("Token", range(len(shown)), key=f"{K}pick",
+                     format_func=lambda i: f"#{i}  {render_token(shown[i].bytes)!s}  (id {shown[i].id})")
+    token_id = shown[k].id
+else:
+    st.info("Type some text, or switch on *Type a token id instead*.")
+
+if token_id is not None:
+    b = tok.token_bytes(token_id)
+    rank = tok.merge_rank(token_id)
+    st.markdown(f"**Token {token_id}** · bytes `{hexbytes(b) or '—'}` · repr `{b!r}`"
+                + (f" · merge rank {rank}" if rank is not None else "")
+                + (" · **special token**" if tok.is_special(token_id) else ""))
+
+tabs = st.tabs(["Merge tree", "Bytes & code points", "Regex chunks", "Encode step by step", "Decode", "Vocabulary"])
+
+with tabs[0]:
+    if token_id is None:
+        st.info("Pick a token above.")
+    elif tok.is_special(token_id):
+        st.info("Special tokens are not built by merges: they are added to the vocabulary as whole strings.")
+    elif tok.merge_parents(token_id) is None:
+        st.info("A base token: a single byte" + (" or code point" if tok.kind == "sentencepiece" else "")
+                + ", where every merge tree ends.")
+    else:
+        st.plotly_chart(tree_figure(tok, token_id), key=f"{K}tree")
+        st.caption("Leaves are single bytes (code points for SentencePiece); each box above joins the two below it. "
+                   "The small number is the token id; hover for bytes and merge rank. "
+                   + ("SentencePiece keeps scores, not merges: parents are the last merge its own rule makes "
+                      "when it encodes the piece alone." if tok.kind == "sentencepiece" else ""))
+
+with tabs[1]:
+    sample = clean[:MAX_CHAR_ROWS]
+    st.dataframe(pd.DataFrame([counts(clean, len(toks))]), hide_index=True, key=f"{K}counts")
+    st.dataframe(pd.DataFrame([r.__dict__ for r in char_rows(sample)]), hide_index=True, key=f"{K}chars")
+    if len(clean) > MAX_CHAR_ROWS:
+        st.caption(f"The first {MAX_CHAR_ROWS} characters of {len(clean):,}.")
+    multi = [g for g in dict.fromkeys(graphemes(sample)) if len(g) > 1]
+    if multi:
+        st.markdown("**Clusters of several code points** (each looks like one character):")
+        for g in multi[:20]:
+            cps = " ".join(f"U+{ord(c):04X}" for c in g)
+            st.markdown(f"- `{g}` = {cps}: {describe_cluster(g)}")
+
+with tabs[2]:
+    cols = st.columns(2)
+    for col, (label, pattern) in zip(cols, [("GPT-2", GPT2_PATTERN), ("GPT-4", GPT4_PATTERN)]):
+        with col:
+            chunks = split_text(clean, compile_pattern(pattern)) if clean else []
+            st.markdown(f"**{label}**: {len(chunks):,} chunks")
+            st.html(ins.render_chunks(chunks[:1500]))
+            st.code(pattern, language="regex", wrap_lines=True)
+            st.markdown("\n".join(f"- `{alt}` — {what}" for alt, what in PATTERN_PARTS[label]))
+    st.caption("BPE never merges across chunks, so these cuts are final: a token never spans two chunks.")
+
+with tabs[3]:
+    if tok.kind != "bpe" or not hasattr(bpe, "_pair_rank"):
+        st.info("Step-by-step encoding is shown for byte-level BPE tokenizers (custom, lab, GPT-2, cl100k, o200k).")
+    elif not clean:
+        st.info("Type some text above.")
+    else:
+        chunks = split_text(clean, bpe._compiled)[:500]
+        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", format_func=lambda i: f"#{i}  {chunks[i]!r}")
+        start, steps = encode_steps(bpe, chunks[ci])
+        k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
+        parts = steps[k - 1].parts if k else start
+        labels = [render_token(bpe.token_bytes(p)) for p in parts]
+        st.html(ins.render_parts(labels, steps[k - 1].position if k else None))
+        st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
+                   f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
+        st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
+                                    "right": render_token(bpe.token_bytes(s.pair[1])),
+                                    "→ new token": render_token(bpe.token_bytes(s.new_id)), "new id": s.new_id,
+                                    "rank": s.rank} for s in steps]), hide_index=True, key=f"{K}steps")
+
+with tabs[4]:
+    example = ""
+    if tok.kind == "bpe":
+        lone = bpe.byte_ids[0x8B]
+        example = f"{tok.encode('hi')[0]}, {lone}"
+        st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
+                   "cannot stand alone.")
+    raw = st.text_input("Token ids", example, key=f"{K}decode")
+    if raw.strip():
+        try:
+            ids = cmp.parse_ids(raw)
+            tok.check_ids(ids)
+            data = b"".join(tok.token_bytes(i) for i in ids)
+            st.dataframe(pd.DataFrame([{"id": i, "bytes_hex": hexbytes(tok.token_bytes(i))} for i in ids]),
+                         hide_index=True, key=f"{K}decode_table")
+            st.markdown(f"**Bytes** `{hexbytes(data)}`")
+            st.markdown("**Text** (decoded with `errors=\"replace\"`)")
+            st.code(data.decode("utf-8", errors="replace"), language=None)
+            for a, z in invalid_utf8_spans(data):
+                st.caption(f"Bytes {a}–{z - 1} (`{hexbytes(data[a:z])}`) are not a complete UTF-8 character, so "
+                           "they decode to � — the token holds only part of a character.")
+        except (cmp.IdParseError, UnknownTokenIdError) as e:
+            st.error(str(e))
+
+with tabs[5]:
+    v1, v2 = st.columns([2, 1])
+    q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
+    cat = v2.selectbox("Show", ins.CATEGORIES, key=f"{K}vcat")
+    vocab = registry_vocab(name) if name in REGISTRY else vocab_list(tok)
+    rows = ins.search_vocab(vocab, q, cat)
+    st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")
+    longest = sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
+    st.markdown("**Longest tokens**")
+    st.dataframe(pd.DataFrame([{"id": i, "token": p or render_token(b), "bytes": len(b)} for i, b, p in longest]),
+                 hide_index=True, key=f"{K}vlong")
+    if hasattr(tok, "vocab") and isinstance(getattr(tok, "vocab"), dict):
+        st.plotly_chart(length_histogram(tok), key=f"{K}vhist")

@@ -1,0 +1,114 @@
+"""Looking inside tokens: encoding a chunk merge by merge, and a text's characters, code points,
+bytes and grapheme clusters. Pure functions over the library's tokenizers."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import regex
+
+from .bpe import BPETokenizer
+
+
+@dataclass(frozen=True)
+class EncodeStep:
+    step: int                 # 1 for the first merge applied
+    position: int             # index of the left part in the parts before this merge
+    pair: tuple[int, int]     # ids of the two parts merged
+    new_id: int
+    rank: int                 # the merge's rank (new_id - 256 for byte-level BPE)
+    parts: tuple[int, ...]    # all parts after this merge
+
+
+def encode_steps(tok: BPETokenizer, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
+    """(starting byte tokens, every merge applied in order) for one chunk, by the tokenizer's own rule:
+    merge the adjacent pair of lowest rank, leftmost first. Ends in the ids `encode` gives for the
+    chunk (unless the chunk is a whole token that BPE alone would not reach; `encode` takes that
+    shortcut, as tiktoken does)."""
+    parts = [tok.byte_ids[b] for b in chunk.encode("utf-8")]
+    start = tuple(parts)
+    steps: list[EncodeStep] = []
+    while len(parts) >= 2:
+        best, at = None, -1
+        for i in range(len(parts) - 1):
+            r = tok._pair_rank(parts[i], parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            break
+        pair = (parts[at], parts[at + 1])
+        new = tok._merge_result(*pair)
+        parts[at:at + 2] = [new]
+        steps.append(EncodeStep(len(steps) + 1, at, pair, new, new - 256, tuple(parts)))
+    return start, steps
+
+
+@dataclass(frozen=True)
+class CharRow:
+    index: int
+    char: str
+    code_point: str   # U+XXXX
+    name: str
+    utf8: str         # hex bytes
+    n_bytes: int
+
+
+def char_rows(text: str) -> list[CharRow]:
+    rows = []
+    for i, ch in enumerate(text):
+        b = ch.encode("utf-8", errors="surrogatepass")
+        name = unicodedata.name(ch, "") or _control_name(ch)
+        rows.append(CharRow(i, ch, f"U+{ord(ch):04X}", name, " ".join(f"{x:02X}" for x in b), len(b)))
+    return rows
+
+
+def _control_name(ch: str) -> str:
+    names = {"\n": "LINE FEED (LF)", "\r": "CARRIAGE RETURN (CR)", "\t": "CHARACTER TABULATION", "\x00": "NULL"}
+    if ch in names:
+        return names[ch]
+    cat = unicodedata.category(ch)
+    return {"Cc": "control character", "Cs": "lone surrogate", "Co": "private use", "Cn": "unassigned"}.get(cat, cat)
+
+
+def graphemes(text: str) -> list[str]:
+    """User-perceived characters (extended grapheme clusters): 👨‍👩‍👧 is one, made of five code points."""
+    return regex.findall(r"\X", text)
+
+
+def describe_cluster(cluster: str) -> str:
+    """Why a cluster holds several code points, in words."""
+    cps = list(cluster)
+    if len(cps) == 1:
+        return "one code point"
+    if "\u200d" in cps:
+        return f"{len(cps)} code points joined by ZERO WIDTH JOINER (U+200D) into one symbol"
+    if all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in cps):
+        return "a flag: two REGIONAL INDICATOR letters"
+    if any(0x1F3FB <= ord(c) <= 0x1F3FF for c in cps):
+        return "an emoji with a skin-tone modifier"
+    if any(unicodedata.category(c).startswith("M") for c in cps[1:]):
+        return "a base character with combining mark(s)"
+    if "\ufe0f" in cps:
+        return "a character with VARIATION SELECTOR-16 (emoji presentation)"
+    if cluster == "\r\n":
+        return "CR LF, one line break"
+    return f"{len(cps)} code points"
+
+
+def counts(text: str, n_tokens: int) -> dict[str, int]:
+    return {"graphemes": len(graphemes(text)), "code points": len(text),
+            "UTF-8 bytes": len(text.encode("utf-8", errors="surrogatepass")), "tokens": n_tokens}
+
+
+def invalid_utf8_spans(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges that do not decode as UTF-8 (each becomes one U+FFFD when decoded with 'replace')."""
+    out, i = [], 0
+    while i < len(data):
+        try:
+            data[i:].decode("utf-8")
+            break
+        except UnicodeDecodeError as e:
+            out.append((i + e.start, i + e.end))
+            i += e.end
+    return out
