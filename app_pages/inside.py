@@ -182,5 +182,5 @@ with tabs[5]:
     st.markdown("**Longest tokens**")
     st.dataframe(pd.DataFrame([{"id": i, "token": p or render_token(b), "bytes": len(b)} for i, b, p in longest]),
                  hide_index=True, key=f"{K}vlong")
-    if hasattr(tok, "vocab") and isinstance(getattr(tok, "vocab"), dict):
-        st.plotly_chart(length_histogram(tok), key=f"{K}vhist")
+    if isinstance(getattr(bpe, "vocab", None), dict):
+        st.plotly_chart(length_histogram(bpe), key=f"{K}vhist")

@@ -64,3 +64,30 @@ def test_sampled_tokens_unfold_to_their_bytes(name):
         p = tok.merge_parents(i)
         assert p is not None and p[0] < i and p[1] < i
         assert tok.token_bytes(p[0]) + tok.token_bytes(p[1]) == tok.token_bytes(i)
+
+
+def _check_tree(tok, node) -> bytes:
+    """Leaves of a merge tree, concatenated; asserts each child is older (lower id) than its parent."""
+    if not node["children"]:
+        assert tok.merge_parents(node["id"]) is None
+        return node["bytes"]
+    left, right = node["children"]
+    assert left["id"] < node["id"] and right["id"] < node["id"]
+    return _check_tree(tok, left) + _check_tree(tok, right)
+
+
+def test_every_token_of_a_trained_vocabulary_unfolds_to_its_bytes():
+    tok = get_tokenizer("custom_bpe")
+    for i in range(256, max(tok.vocab) + 1):
+        assert _check_tree(tok, tok.merge_tree(i)) == tok.token_bytes(i)
+
+
+def test_5000_sampled_cl100k_tokens_unfold_to_their_bytes():
+    import random
+
+    tok = get_tokenizer("cl100k_base")
+    ids = random.Random(7).sample(range(256, len(tok.encoding._mergeable_ranks)), 5000)
+    for i in ids:
+        tree = tok.merge_tree(i)
+        leaves = _check_tree(tok, tree)
+        assert leaves == tok.token_bytes(i)
