@@ -9,9 +9,10 @@ from tokenizers import UnknownTokenIdError, default_tokenizers
 from tokenizers.text import clean_text
 from ui import compare as cmp
 from ui.examples import EXAMPLES
-from ui.spans import hexbytes, render_header, render_spans
+from ui.spans import LEGEND, hexbytes, plural, render_header, render_spans
 
-PAGE_SIZE = 5000          # tokens drawn as spans per tokenizer and page
+PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
+DECODE_ROWS = 500         # rows in the decoder's per-id table
 URL_TEXT_LIMIT = 2000     # longer texts are not put in the link
 VIEWS = ["Spans", "IDs", "Table"]
 K = "compare_"            # widget key prefix
@@ -22,11 +23,13 @@ if f"{K}init" not in st.session_state:
     q = st.query_params
     if "text" in q:
         st.session_state[f"{K}text"] = q["text"]
+        st.session_state[f"{K}link_fffd"] = "\ufffd" in q["text"]
     if "tokenizers" in q:
+        by_lower = {n.lower(): n for n in all_tokenizer_names()}
         asked = [n.strip() for n in q["tokenizers"].split(",") if n.strip()]
-        known = [n for n in asked if n in all_tokenizer_names()]
-        st.session_state[f"{K}tokenizers"] = known
-        st.session_state[f"{K}unknown"] = [n for n in asked if n not in known]
+        st.session_state[f"{K}tokenizers"] = list(dict.fromkeys(by_lower[n.lower()] for n in asked
+                                                                  if n.lower() in by_lower))
+        st.session_state[f"{K}unknown"] = [n for n in asked if n.lower() not in by_lower]
     for flag in ("special", "ws", "alt"):
         if flag in q:
             st.session_state[f"{K}{flag}"] = q[flag] == "1"
@@ -37,7 +40,10 @@ if f"{K}init" not in st.session_state:
 
 
 def load_example():
-    st.session_state[f"{K}text"] = EXAMPLES[st.session_state[f"{K}example"]]
+    choice = st.session_state[f"{K}example"]
+    if choice is not None:
+        st.session_state[f"{K}text"] = EXAMPLES[choice]
+        st.session_state[f"{K}example"] = None  # back to the placeholder: the text is the user's now
 
 
 st.title("Compare tokenizers")
@@ -66,6 +72,9 @@ clean, more = clean_text(text)
 replaced += more
 st.caption("Special tokens: **parsed** as special tokens." if parse_special
            else "Special tokens: **treated as text** (the safe default).")
+st.html(LEGEND)
+if st.session_state.pop(f"{K}link_fffd", False):
+    st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
 if replaced:
     st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
                "each is shown and tokenized as U+FFFD �.")
@@ -112,8 +121,9 @@ if specials:
                 "Turn on *Parse special tokens* to see it as the single special token a model would get.")
 trailing = [title_of(n) for n, toks in results.items() if cmp.trailing_space_token(clean, toks)]
 if trailing:
-    st.info("The text ends in whitespace that becomes its own token in " + ", ".join(trailing)
-            + ". Models rarely see a trailing space as a separate token; prompts ending in a space can behave oddly.")
+    st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
+            + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
+            "trailing space; prompts that end in one can behave oddly.")
 
 ref_options = list(results)
 st.session_state.setdefault(f"{K}ref", ref_options[0])
@@ -124,35 +134,39 @@ diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff")
 ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
                    label_visibility="collapsed")
 
-# -- per tokenizer ---------------------------------------------------------------------------------
+# -- per tokenizer, two to a row (rows keep the chosen order, also when a phone stacks them) --------
 n_chars, n_bytes = len(clean), len(clean.encode("utf-8"))
-longest = max(len(t) for t in results.values())
-pages = (longest - 1) // PAGE_SIZE + 1
+per_page = cmp.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
+pages = (n_chars - 1) // per_page + 1
 page = 0
 if pages > 1:
-    page = st.number_input(f"Page of {PAGE_SIZE:,} tokens (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
-    st.caption(f"Showing tokens {page * PAGE_SIZE + 1:,} to {min(longest, (page + 1) * PAGE_SIZE):,} "
-               "of each tokenizer; the counts cover the whole text.")
-cols = st.columns(2) if len(results) > 1 else [st.container()]
-for k, (name, toks) in enumerate(results.items()):
-    tok = tokenizers[name]
-    with cols[k % len(cols)]:
-        st.html(render_header(name, title_of(name), len(toks), n_chars, n_bytes))
-        lo, hi = cmp.window(toks, page, PAGE_SIZE)
-        shown = toks[lo:hi]
-        if not shown:
-            st.caption("No tokens on this page.")
-        elif view == "Spans":
-            marks = cmp.differing_starts(toks, results[ref]) if diff_on and name != ref else frozenset()
-            if diff_on and name != ref:
-                st.caption(f"{len(marks):,} boundaries not in {title_of(ref)} (red edge).")
-            st.html(render_spans(clean, shown, whitespace=show_ws, alternating=alternating, marks=marks,
-                                 rank_of=tok.merge_rank))
-        elif view == "IDs":
-            st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
-        else:
-            st.dataframe(pd.DataFrame(cmp.token_rows(shown)), hide_index=True,
-                         height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}")
+    page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
+    st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
+               f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
+c0, c1 = page * per_page, min(n_chars, (page + 1) * per_page)
+items = list(results.items())
+for row in range(0, len(items), 2):
+    cols = st.columns(2) if len(items) > 1 else [st.container()]
+    for k, (name, toks) in enumerate(items[row:row + 2]):
+        tok = tokenizers[name]
+        with cols[k]:
+            st.html(render_header(name, title_of(name), len(toks), n_chars, n_bytes))
+            lo, hi = cmp.char_window(toks, c0, c1)
+            shown = toks[lo:hi]
+            if not shown:
+                st.caption("No tokens in this stretch of text.")
+            elif view == "Spans":
+                marks = cmp.differing_starts(toks, results[ref]) if diff_on and name != ref else frozenset()
+                if diff_on and name != ref:
+                    st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
+                               f"in the whole text not in {title_of(ref)} (red edge).")
+                st.html(render_spans(clean, shown, whitespace=show_ws, alternating=alternating, marks=marks,
+                                     rank_of=tok.merge_rank, flip_tips=k == 1))
+            elif view == "IDs":
+                st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
+            else:
+                st.dataframe(pd.DataFrame(cmp.token_rows(shown)), hide_index=True,
+                             height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}")
 
 # -- counts ----------------------------------------------------------------------------------------
 st.subheader("Counts")
@@ -166,6 +180,10 @@ fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=
 st.plotly_chart(fig, key=f"{K}chart")
 e1, e2 = st.columns(2)
 # built only when clicked: a 1 MB text has a million rows
+total_tokens = sum(len(t) for t in results.values())
+if total_tokens > 100_000:
+    st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 110 / 1e6:,.0f} MB as CSV) "
+               "and take a while to build after the click.")
 e1.download_button("Download tokens (CSV)", lambda: cmp.export_csv(results), "tokens.csv", "text/csv",
                    key=f"{K}csv")
 e2.download_button("Download tokens (JSON)", lambda: cmp.export_json(clean, results, parse_special=parse_special),
@@ -181,10 +199,12 @@ with st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}dec
             ids = cmp.parse_ids(raw)
             out = dtok.decode(ids)
             st.markdown("**Text**")
-            st.code(out, language=None, wrap_lines=True)
+            st.code(out if len(out) <= 20_000 else out[:20_000] + " …", language=None, wrap_lines=True)
             st.dataframe(pd.DataFrame([{"id": i, "bytes_hex": hexbytes(dtok.token_bytes(i)),
-                                        "repr": repr(dtok.token_bytes(i))} for i in ids]),
+                                        "repr": repr(dtok.token_bytes(i))} for i in ids[:DECODE_ROWS]]),
                          hide_index=True, key=f"{K}decode_table")
+            if len(ids) > DECODE_ROWS:
+                st.caption(f"The table lists the first {DECODE_ROWS:,} of {len(ids):,} ids; the text above has them all.")
             if "\ufffd" in out:
                 st.caption("� marks bytes that are not valid UTF-8 on their own (part of a character).")
         except (cmp.IdParseError, UnknownTokenIdError) as e:

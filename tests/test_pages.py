@@ -38,7 +38,7 @@ def heads(at) -> dict[str, int]:
 
 
 def spans_html(at) -> list[str]:
-    return [b for b in html_bodies(at) if 'class="tl-spans"' in b]
+    return [b for b in html_bodies(at) if 'class="tl-spans' in b]
 
 
 def visible_text(span_html: str) -> str:
@@ -47,9 +47,9 @@ def visible_text(span_html: str) -> str:
     import html
     import re
 
-    inner = span_html.split('<div class="tl-spans">', 1)[1]
-    inner = re.sub(r'<span class="tl-ids">.*?</span>', "", inner)
-    inner = inner.replace('<span class="tl-sp">▁</span>', "\x00")
+    inner = re.split(r'<div class="tl-spans[^"]*">', span_html, maxsplit=1)[1]
+    inner = re.sub(r'<span class="tl-(?:ids|mark)">.*?</span>', "", inner)
+    inner = re.sub(r'<span class="tl-sp">(▁+)</span>', lambda m: "\x00" * len(m.group(1)), inner)
     text = html.unescape("".join(re.findall(r">([^<]*)<", inner)))
     return text.removeprefix("\x00").replace("\x00", " ")
 
@@ -119,9 +119,14 @@ def test_state_changes_update_the_url():
 
 
 def test_unknown_tokenizer_in_the_link_is_named():
-    at = app(tokenizers="gpt2,gpt5")
+    at = app(tokenizers="GPT2,gpt5,gpt2,Cl100K_Base")
     assert any("gpt5" in w.value for w in at.warning)
-    assert set(heads(at)) == {"gpt2"}
+    assert list(heads(at)) == ["gpt2", "cl100k_base"]
+
+
+def test_invalid_utf8_in_the_link_is_reported():
+    at = app(text="a\ufffd\ufffdb")
+    assert any("not valid UTF-8" in w.value for w in at.warning)
 
 
 def test_parse_special_toggle_and_notices():
@@ -167,25 +172,28 @@ def test_boundary_diff_marks_only_differences():
     at.selectbox(key=f"{K}ref").set_value("cl100k_base").run()
     g2 = [b for b in spans_html(at) if "23748" in b][0]
     assert g2.count("tl-diff\"") + g2.count("tl-diff ") == 2  # the extra cuts at bytes 1 and 2
-    assert any("2 boundaries not in" in c.value for c in at.caption)
+    assert any("2 boundaries in the whole text not in" in c.value for c in at.caption)
 
 
 def test_trailing_whitespace_notice():
     at = set_text(app(tokenizers="gpt2"), "hello ")
-    assert any("ends in whitespace" in i.value for i in at.info)
-    set_text(at, "hello")
-    assert not any("ends in whitespace" in i.value for i in at.info)
+    assert any("ends in a space" in i.value for i in at.info)
+    for text in ["hello", "code\n", "   "]:  # no notice for a final newline or all-whitespace text
+        set_text(at, text)
+        assert not any("ends in a space" in i.value for i in at.info)
 
 
 def test_examples_load_into_the_text_area():
     from ui.examples import EXAMPLES
 
     at = app()
-    for name, text in EXAMPLES.items():
+    for name, text in [*EXAMPLES.items(), next(iter(EXAMPLES.items()))]:  # the first one twice
         at.selectbox(key=f"{K}example").set_value(name).run()
         assert not at.exception
         assert at.text_area(key=f"{K}text").value == text
+        assert at.selectbox(key=f"{K}example").value is None  # back to the placeholder
         assert len(heads(at)) == 4
+        set_text(at, "edited")
 
 
 def test_decode_ids_and_errors():
@@ -201,15 +209,25 @@ def test_decode_ids_and_errors():
     assert at.text_area(key=f"{K}text").value  # the text is untouched
 
 
-def test_big_text_pages_and_counts_the_whole_text():
-    text = "word " * 60_000
-    at = set_text(app(tokenizers="gpt2"), text)
-    assert heads(at)["gpt2"] == len(get_tokenizer("gpt2").encode(text))
-    assert at.number_input(key=f"{K}page").max == heads(at)["gpt2"] // 5000 + (heads(at)["gpt2"] % 5000 > 0)
-    first = spans_html(at)[0]
-    at.number_input(key=f"{K}page").set_value(3).run()
-    assert not at.exception and spans_html(at)[0] != first
-    assert any("Showing tokens 10,001" in c.value for c in at.caption)
+def test_big_text_pages_show_the_same_stretch_in_every_column():
+    text = "".join(f"line {i}: naïve café 안녕 👋🏽 {i * 7919}\n" for i in range(12_000))  # ~430 K chars
+    at = set_text(app(tokenizers="gpt2,cl100k_base,mistral_sp"), text)
+    for name, n in heads(at).items():
+        assert n == len(get_tokenizer(name).tokenize(text))  # counts cover the whole text
+    pages = at.number_input(key=f"{K}page").max
+    assert pages > 1
+    for page in [1, 7, pages]:
+        at.number_input(key=f"{K}page").set_value(page).run()
+        assert not at.exception
+        import re
+
+        cap = [c.value for c in at.caption if c.value.startswith("Showing characters")][0]
+        first, last = (int(x.replace(",", "")) for x in re.search(r"([\d,]+)–([\d,]+)", cap).groups())
+        seen = [visible_text(b) for b in spans_html(at)]
+        assert len(seen) == 3
+        for s_ in seen:  # every column covers this page's characters (a straddling token may add a few)
+            assert text[first - 1:last] in s_ and s_ in text
+            assert len(s_) < (last - first + 1) + 40
 
 
 def test_downloads_are_offered():

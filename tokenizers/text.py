@@ -53,6 +53,12 @@ class ByteCharMap:
             return min(byte_offset, self.n_chars)
         return bisect_right(self.starts, byte_offset) - 1
 
+    def byte_of(self, char_index: int) -> int:
+        """UTF-8 byte offset where character `char_index` starts (n_bytes at the end)."""
+        if char_index >= self.n_chars:
+            return self.n_bytes
+        return char_index if self.starts is None else self.starts[char_index]
+
     def is_boundary(self, byte_offset: int) -> bool:
         if self.starts is None or byte_offset >= self.n_bytes:
             return True

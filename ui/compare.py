@@ -78,8 +78,9 @@ def special_strings_in(text: str, special_tokens: Sequence[str]) -> list[str]:
 
 
 def trailing_space_token(text: str, tokens: Sequence[Token]) -> bool:
-    """True when the text ends in whitespace that became (part of) its own final token."""
-    if not tokens or not text or not text[-1].isspace():
+    """True when the text ends in a space (or tab) that became its own final token; a final newline,
+    as in code and YAML, is normal and not flagged, nor is text that is all whitespace."""
+    if not tokens or not text.strip() or text[-1] not in " \t":
         return False
     last = tokens[-1]
     return last.bytes.strip() == b"" or last.bytes.replace(b"\xe2\x96\x81", b"").strip() == b""
@@ -105,13 +106,26 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
     return buf.getvalue()
 
 
-def window(tokens: Sequence[Token], page: int, size: int) -> tuple[int, int]:
-    """[start, end) token indices of page `page`, widened so no character is cut at the edges."""
-    start, end = page * size, min(len(tokens), (page + 1) * size)
-    while 0 < start < len(tokens) and tokens[start].partial and tokens[start - 1].partial \
-            and tokens[start].char_span[0] == tokens[start - 1].char_span[1] - 1:
-        start -= 1
-    while end < len(tokens) and tokens[end].partial and tokens[end - 1].partial \
-            and tokens[end].char_span[0] == tokens[end - 1].char_span[1] - 1:
-        end += 1
-    return start, end
+def chars_per_page(n_chars: int, token_counts: Sequence[int], tokens_per_page: int) -> int:
+    """Characters per page such that no tokenizer draws many more than `tokens_per_page` tokens."""
+    densest = max((n / n_chars for n in token_counts if n_chars), default=1.0) or 1.0
+    return max(500, int(tokens_per_page / densest))
+
+
+def char_window(tokens, c0: int, c1: int) -> tuple[int, int]:
+    """[lo, hi) indices of the tokens that cover characters [c0, c1) of a TokenList, widened so
+    that no character is cut at the edges. Every tokenizer's window shows the same stretch of text."""
+    from bisect import bisect_left, bisect_right
+
+    cmap, starts = tokens.cmap, tokens.byte_starts
+    n = len(starts)
+    b0, b1 = cmap.byte_of(c0), cmap.byte_of(c1)
+    # the token that holds character c0 (from the very first token on page one, so that
+    # SentencePiece's empty dummy-prefix piece is not skipped)
+    lo = 0 if c0 == 0 else max(0, bisect_right(starts, b0) - 1)
+    while lo > 0 and not cmap.is_boundary(starts[lo]):
+        lo -= 1
+    hi = bisect_left(starts, b1)
+    while hi < n and not cmap.is_boundary(starts[hi]):
+        hi += 1
+    return lo, max(lo, hi)

@@ -9,6 +9,7 @@ colors and classes come from the fixed palette below.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -92,12 +93,16 @@ CSS = """
 <style>
 .tl-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;
   line-height:2.1;white-space:pre-wrap;word-break:break-word;color:#111827;}
-.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;
+.tl-spans{direction:ltr;}
+.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
 .tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
 .tl-tok:hover::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
-  white-space:pre;background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;
+  white-space:pre-wrap;overflow-wrap:anywhere;width:max-content;max-width:min(300px,80vw);
+  background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;direction:ltr;
   padding:6px 8px;border-radius:6px;box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
+.tl-flip .tl-tok:hover::after{left:auto;right:0;}
+.tl-mark{color:#9ca3af;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
 .tl-special{background:#111827 !important;color:#fef08a;font-weight:600;}
 .tl-fallback{outline:2px dotted #b91c1c;outline-offset:-1px;}
@@ -111,19 +116,26 @@ CSS = """
 
 def _body(t_first: Token, shown: str, whitespace: bool) -> str:
     """The visible text of a segment. SentencePiece's word marker ▁ is drawn where the piece has
-    it: in place of the space it stands for, or before the text for the dummy prefix."""
-    if t_first.piece.startswith("\u2581"):
-        if shown.startswith(" "):
-            return '<span class="tl-sp">▁</span>' + visible(shown[1:], whitespace)
-        return '<span class="tl-sp">▁</span>' + visible(shown, whitespace)
-    return visible(shown, whitespace)
+    it: one per space it stands for, plus one for the dummy prefix (which stands for no text). A
+    segment that starts with a combining mark gets a dotted circle ◌ to sit on, or it would be
+    invisible."""
+    marks = len(t_first.piece) - len(t_first.piece.lstrip("\u2581")) if t_first.piece else 0
+    prefix = ""
+    if marks:
+        spaces = len(shown) - len(shown.lstrip(" "))
+        prefix = f'<span class="tl-sp">{"▁" * marks}</span>'
+        shown = shown[min(marks, spaces):]
+    if shown and unicodedata.category(shown[0]).startswith("M"):
+        prefix += '<span class="tl-mark">◌</span>'
+    return prefix + visible(shown, whitespace)
 
 
 def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False, alternating: bool = False,
                  marks: set[int] | frozenset[int] = frozenset(),
-                 rank_of: Callable[[int], int | None] | None = None) -> str:
-    """HTML for colored token spans. `marks`: byte offsets of boundaries to flag (boundary diff)."""
-    parts = [CSS, '<div class="tl-spans">']
+                 rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False) -> str:
+    """HTML for colored token spans. `marks`: byte offsets of boundaries to flag (boundary diff).
+    `flip_tips`: open tooltips to the left (for a column at the right edge of the page)."""
+    parts = [CSS, f'<div class="tl-spans{" tl-flip" if flip_tips else ""}">']
     for k, seg in enumerate(segments(text, tokens)):
         first = seg.tokens[0]
         classes = ["tl-tok"]
@@ -152,5 +164,20 @@ def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: i
     return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
             f'style="font-family:sans-serif;margin:.2rem 0 .4rem">'
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
-            f'<span style="color:#374151">· <b class="tl-count">{n_tokens:,}</b> tokens · '
-            f'{n_chars:,} characters · {n_bytes:,} bytes</span></div>')
+            f'<span style="color:#374151">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
+            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}</span></div>')
+
+
+def plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
+LEGEND = (CSS + '<div style="font-family:sans-serif;font-size:.85rem;color:#374151;line-height:2.2">'
+          '<span class="tl-tok tl-group" style="background:#e5e7eb">&nbsp;👋<span class="tl-ids">[3]</span>&nbsp;</span> '
+          'several tokens share one character (count in brackets) &nbsp; '
+          '<span class="tl-tok tl-fallback" style="background:#e5e7eb">&nbsp;녕&nbsp;</span> byte-fallback pieces &nbsp; '
+          '<span class="tl-tok tl-special">&lt;|endoftext|&gt;</span> special token &nbsp; '
+          '<span class="tl-tok" style="background:#e5e7eb"><span class="tl-sp">▁</span>word</span> '
+          "SentencePiece's word marker &nbsp; "
+          '<span class="tl-tok tl-diff" style="background:#e5e7eb">&nbsp;cut&nbsp;</span> boundary not in the reference'
+          ' &nbsp; hover a token for its id and bytes</div>')

@@ -46,7 +46,7 @@ def test_shared_link_hover_and_views(page, app_url):
     screenshot(page, "compare-link-hover")
 
     page.get_by_text("IDs", exact=True).click()
-    page.wait_for_function("document.querySelectorAll('.tl-tok').length === 0", timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.tl-spans .tl-tok').length === 0", timeout=30_000)
     page.get_by_text(", ".join(str(i) for i in get_tokenizer("gpt2").encode(text))).wait_for(timeout=30_000)
     screenshot(page, "compare-ids")
 
