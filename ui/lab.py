@@ -49,20 +49,27 @@ def merge_rows(tok: BPETokenizer) -> list[dict]:
              "count": r.count} for r in tok.history]
 
 
+def _two_axes(x, left, right, *, x_title: str) -> go.Figure:
+    """A line on the left axis and a dashed line on the right, sharing x. `left` and `right` are
+    (values, name, axis title, color)."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    for (values, name, title, color), secondary in ((left, False), (right, True)):
+        fig.add_trace(go.Scatter(x=x, y=values, name=name,
+                                 line=dict(color=color, dash="dash" if secondary else "solid")),
+                      secondary_y=secondary)
+        fig.update_yaxes(title_text=title, secondary_y=secondary)
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.12),
+                      hovermode="x unified")
+    fig.update_xaxes(title_text=x_title)
+    return fig
+
+
 def compression_figure(tok: BPETokenizer, text_bytes: int) -> go.Figure:
     merges = [0] + [r.rank + 1 for r in tok.history]
     tokens = [text_bytes] + [r.tokens_after for r in tok.history]
     ratio = [text_bytes / t if t else None for t in tokens]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", line=dict(color="#2563eb")), secondary_y=False)
-    fig.add_trace(go.Scatter(x=merges, y=ratio, name="bytes per token", line=dict(color="#dc2626", dash="dot")),
-                  secondary_y=True)
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.12),
-                      hovermode="x unified")
-    fig.update_xaxes(title_text="merges learned")
-    fig.update_yaxes(title_text="tokens in the training text", secondary_y=False)
-    fig.update_yaxes(title_text="compression (bytes per token)", secondary_y=True)
-    return fig
+    return _two_axes(merges, (tokens, "tokens", "tokens in the training text", "#2563eb"),
+                     (ratio, "bytes per token", "compression (bytes per token)", "#dc2626"), x_title="merges learned")
 
 
 def sweep_figure(tok: BPETokenizer, text_bytes: int, d_model: int) -> go.Figure:
@@ -70,17 +77,9 @@ def sweep_figure(tok: BPETokenizer, text_bytes: int, d_model: int) -> go.Figure:
     sizes = [256] + [r.new_id + 1 for r in tok.history]
     tokens = [text_bytes] + [r.tokens_after for r in tok.history]
     params = [v * d_model for v in sizes]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=sizes, y=tokens, name="tokens in the text", line=dict(color="#2563eb")),
-                  secondary_y=False)
-    fig.add_trace(go.Scatter(x=sizes, y=params, name=f"embedding parameters (vocab × {d_model})",
-                             line=dict(color="#059669", dash="dash")), secondary_y=True)
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.12),
-                      hovermode="x unified")
-    fig.update_xaxes(title_text="vocabulary size")
-    fig.update_yaxes(title_text="tokens", secondary_y=False)
-    fig.update_yaxes(title_text="parameters", secondary_y=True)
-    return fig
+    return _two_axes(sizes, (tokens, "tokens in the text", "tokens", "#2563eb"),
+                     (params, f"embedding parameters (vocab × {d_model})", "parameters", "#059669"),
+                     x_title="vocabulary size")
 
 
 def length_histogram(tok: BPETokenizer) -> go.Figure:
