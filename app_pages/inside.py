@@ -19,20 +19,21 @@ from ui.tree import PATTERN_PARTS, tree_figure
 K = "inside_"
 
 
-def vocab_list(tok) -> list[tuple[int, bytes, str]]:
-    out = []
+def vocab_index(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, bytes, str]]]:
+    """(every token as (id, bytes, piece), the 15 longest)."""
+    vocab = []
     for i in range(tok.vocab_size):
         try:
-            out.append((i, tok.token_bytes(i), tok.piece_of(i)))
+            vocab.append((i, tok.token_bytes(i), tok.piece_of(i)))
         except (UnknownTokenIdError, KeyError):
             pass  # a hole in the id range (cl100k has one)
-    return out
+    return vocab, sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
 
 
 @st.cache_resource(show_spinner="Reading the vocabulary…")
-def registry_vocab(name: str) -> list[tuple[int, bytes, str]]:
+def registry_vocab(name: str):
     """Built once per server for everyone (a visitor's own tokenizers are read per visit)."""
-    return vocab_list(load_tokenizer(name))
+    return vocab_index(load_tokenizer(name))
 MAX_PICK = 2000      # tokens offered in the picker
 MAX_CHAR_ROWS = 400  # characters in the code point table
 
@@ -174,11 +175,10 @@ with tabs[5]:
     v1, v2 = st.columns([2, 1])
     q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
     cat = v2.selectbox("Show", ins.CATEGORIES, key=f"{K}vcat")
-    vocab = registry_vocab(name) if name in REGISTRY else vocab_list(tok)
+    vocab, longest = registry_vocab(name) if name in REGISTRY else vocab_index(tok)
     rows = ins.search_vocab(vocab, q, cat)
     st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")
-    longest = sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
     st.markdown("**Longest tokens**")
     st.dataframe(pd.DataFrame([{"id": i, "token": p or render_token(b), "bytes": len(b)} for i, b, p in longest]),
                  hide_index=True, key=f"{K}vlong")

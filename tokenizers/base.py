@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from array import array
+from collections import Counter
+from functools import cached_property
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
 from dataclasses import dataclass
@@ -81,8 +83,12 @@ class Tokenizer(ABC):
         return None
 
     def merge_rank(self, token_id: int) -> int | None:
-        """Which merge made this token (0 = the first merge learned); None where none did."""
-        return None
+        """Which merge made this token (0 = the first merge learned); None where none did. For a
+        byte-level BPE, ids 0-255 are bytes and id 256 + k was made by merge k; SentencePiece keeps
+        scores, not merge ranks."""
+        if self.kind != "bpe" or token_id < 256 or self.is_special(token_id) or self.merge_parents(token_id) is None:
+            return None
+        return token_id - 256
 
     def merge_tree(self, token_id: int) -> dict:
         """{"id", "bytes", "children": [left, right] or []}, unfolded down to base tokens."""
@@ -155,12 +161,24 @@ class Tokenizer(ABC):
     def tokenize(self, text: str, *, allowed_special: AllowedSpecial = "none") -> "TokenList":
         """Text -> Tokens with spans. Byte spans tile the clean text's UTF-8 bytes."""
         text, _ = clean_text(text)
-        ids = self._encode(text, self._resolve_specials(text, allowed_special))
-        starts, ends = cumulative_spans(map(self.token_length, ids))
-        if (ends[-1] if ends else 0) != len(text.encode("utf-8")):  # never render lies: fail loudly
-            raise AssertionError(f"{self.name}: token bytes cover {ends[-1] if ends else 0} of "
-                                 f"{len(text.encode('utf-8'))} input bytes")
-        return TokenList(text, ids, starts, ends, self)
+        ids = self._encode(text, self._resolve_specials(text, allowed_special)) if text else []
+        n_bytes = len(text.encode("utf-8"))
+        lengths = self._span_lengths(text, ids)
+        if lengths is not None:
+            starts, ends = cumulative_spans(lengths)
+            if (ends[-1] if ends else 0) == n_bytes:
+                return TokenList(text, ids, starts, ends, self)
+        return TokenList(text, *self._untiled_spans(text, ids, n_bytes), self)
+
+    def _span_lengths(self, text: str, ids: Sequence[int]) -> Iterable[int] | None:
+        """How many input bytes each token covers, when that follows from the ids alone (byte-level
+        BPE: its token's length). None when it does not."""
+        return map(self.token_length, ids)
+
+    def _untiled_spans(self, text: str, ids: Sequence[int], n_bytes: int):
+        """(ids, starts, ends) when the lengths do not tile the text. For byte-level BPE that is a bug
+        in a backend: fail loudly rather than render lies."""
+        raise AssertionError(f"{self.name}: token bytes do not cover the {n_bytes} input bytes")
 
 
 class TokenList(Sequence[Token]):
@@ -175,13 +193,10 @@ class TokenList(Sequence[Token]):
         self.byte_starts = array("q", starts)
         self.byte_ends = array("q", ends)
         self._tok = tokenizer
-        self._cmap: ByteCharMap | None = None
 
-    @property
+    @cached_property
     def cmap(self) -> ByteCharMap:
-        if self._cmap is None:
-            self._cmap = ByteCharMap.of(self.text)
-        return self._cmap
+        return ByteCharMap.shared(self.text)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -202,8 +217,20 @@ class TokenList(Sequence[Token]):
         return Token(i, tok.token_bytes(i), (b0, b1), cmap.char_span(b0, b1), tok.is_special(i),
                      tok.is_byte_fallback(i), partial, tok.piece_of(i))
 
-    def count_byte_fallback(self) -> int:
-        return sum(map(self._tok.is_byte_fallback, self.ids))
+    @property
+    def tokenizer(self) -> "Tokenizer":
+        return self._tok
+
+    @cached_property
+    def odd_count(self) -> int:
+        """Byte-fallback pieces and unknown tokens, counted once per text."""
+        tok, unk = self._tok, getattr(self._tok, "unk_id", None)
+        return sum(n for i, n in Counter(self.ids).items() if tok.is_byte_fallback(i) or i == unk)
+
+    @cached_property
+    def boundaries(self) -> frozenset[int]:
+        """Byte offsets where a non-empty token starts, computed once per text."""
+        return frozenset(a for a, b in zip(self.byte_starts, self.byte_ends) if b > a)
 
 
 def cumulative_spans(lengths: Iterable[int]) -> tuple[list[int], list[int]]:

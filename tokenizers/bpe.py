@@ -60,9 +60,9 @@ def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
     """BPE-encode one chunk: repeatedly merge the adjacent pair of lowest rank.
 
     A heap of (rank, position) over a linked list makes this O(n log n), so a long chunk (no split
-    pattern, 1 MB of text) stays fast; short chunks use the plain loops below, which are faster. Equal ranks are taken left to right, which is the same as
-    merging every occurrence of the best pair left to right (minbpe) or the leftmost one first
-    (tiktoken)."""
+    pattern, 1 MB of text) stays fast; short chunks use the plain loops below, which are faster.
+    Equal ranks are taken left to right, which is the same as merging every occurrence of the best
+    pair left to right (minbpe) or the leftmost one first (tiktoken)."""
     n = len(ids)
     if n < 2:
         return ids
@@ -279,18 +279,20 @@ class BPETokenizer(Tokenizer):
             return self._ranks[self.vocab[a] + self.vocab[b]]
         return self.merges[(a, b)]
 
+    def _apply_rule(self, data: bytes) -> list[int]:
+        """BPE on one chunk's bytes by the merge rule alone (no whole-chunk shortcut)."""
+        if len(data) > 64:  # long chunk (no split pattern): heap-based, O(n log n)
+            return apply_merges([self.byte_ids[b] for b in data], self._pair_rank, self._merge_result)
+        if self._ranks is not None:
+            return _merge_by_byte_ranks(data, self._ranks)
+        return _merge_by_pairs([self.byte_ids[b] for b in data], self.merges)
+
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
         data = chunk.encode("utf-8")
         whole = self._bytes_to_id.get(data)
         if whole is not None:  # whole-chunk shortcut: the chunk is itself a token
-            ids = (whole,)
-        elif len(data) > 64:  # long chunk (no split pattern): heap-based, O(n log n)
-            ids = tuple(apply_merges([self.byte_ids[b] for b in data], self._pair_rank, self._merge_result))
-        elif self._ranks is not None:
-            ids = tuple(_merge_by_byte_ranks(data, self._ranks))
-        else:
-            ids = tuple(_merge_by_pairs([self.byte_ids[b] for b in data], self.merges))
-        return ids
+            return (whole,)
+        return tuple(self._apply_rule(data))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ignoring special tokens entirely (their strings are plain text)."""
@@ -315,11 +317,6 @@ class BPETokenizer(Tokenizer):
                 out.extend(self.encode_ordinary(part))
         return out
 
-    def merge_rank(self, token_id: int) -> int | None:
-        """Byte-level BPE: ids 0-255 are bytes, and id 256 + k was made by merge k."""
-        if token_id < 256 or self.is_special(token_id) or self.merge_parents(token_id) is None:
-            return None
-        return token_id - 256
 
     # -- merge trees -----------------------------------------------------------------------------
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:

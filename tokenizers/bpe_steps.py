@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .bpe import BPETokenizer
-from .bpe_reference import get_stats, merge
+from .bpe_reference import get_stats
 from .patterns import chunk_counts
 
 
@@ -28,15 +28,11 @@ def truncated(tok: BPETokenizer, k: int) -> BPETokenizer:
 def pair_counts_at(tok: BPETokenizer, text: str, k: int, top: int = 10) -> list[tuple[tuple[int, int], int]]:
     """The `top` most frequent pairs in `text` after the first k merges, best first (the order the
     trainer uses: count, then smallest pair). For the training text, the first is merge k itself."""
-    ordered = [pair for pair, _ in sorted(tok.merges.items(), key=lambda kv: kv[1])[:k]]
+    small = truncated(tok, k)
     stats: Counter = Counter()
     for chunk, n in chunk_counts(text, tok._compiled).items():
-        ids = list(chunk.encode("utf-8"))
-        for rank, pair in enumerate(ordered):
-            if len(ids) < 2:
-                break
-            ids = merge(ids, pair, 256 + rank)
-        get_stats(ids, stats, n)
+        # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k
+        get_stats(small._apply_rule(chunk.encode("utf-8")), stats, n)
     return sorted(stats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
 
 

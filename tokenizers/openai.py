@@ -72,9 +72,3 @@ class TiktokenTokenizer(Tokenizer):
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:
         self.check_ids([token_id])
         return None if self.is_special(token_id) else self.twin.merge_parents(token_id)
-
-    def merge_rank(self, token_id: int) -> int | None:
-        """Byte-level BPE: ids 0-255 are bytes, and id 256 + k was made by merge k."""
-        if token_id < 256 or self.is_special(token_id) or self.merge_parents(token_id) is None:
-            return None
-        return token_id - 256

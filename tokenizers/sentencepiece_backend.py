@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import AbstractSet
 
-from .base import Tokenizer, TokenList, cumulative_spans
-from .text import clean_text
+from .base import Tokenizer
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 
@@ -75,19 +74,18 @@ class SentencePieceTokenizer(Tokenizer):
     def piece_of(self, token_id: int) -> str:
         return self._pieces[token_id]
 
-    def tokenize(self, text: str, *, allowed_special="none") -> TokenList:
-        text, _ = clean_text(text)
-        self._resolve_specials(text, allowed_special)  # validates; SentencePiece parses none
-        ids = list(self.sp.EncodeAsIds(text)) if text else []
-        n_bytes = len(text.encode("utf-8"))
-        if "\u2581" not in text:  # a literal ▁ in the input would not be one byte per piece space
-            lengths = list(map(self.token_length, ids))
-            if lengths and self._dummy_prefix and self._pieces[ids[0]].startswith("\u2581"):
-                lengths[0] -= 1  # the dummy-prefix ▁ stands for no input byte
-            starts, ends = cumulative_spans(lengths)
-            if (ends[-1] if ends else 0) == n_bytes:
-                return TokenList(text, ids, starts, ends, self)
-        return TokenList(text, *self._exact_spans(text), self)
+    def _span_lengths(self, text: str, ids):
+        """Piece lengths, less the dummy-prefix ▁ (it stands for no input byte). A literal ▁ in the
+        input breaks one-byte-per-space, so then SentencePiece's own offsets are used instead."""
+        if "\u2581" in text:
+            return None
+        lengths = list(map(self.token_length, ids))
+        if lengths and self._dummy_prefix and self._pieces[ids[0]].startswith("\u2581"):
+            lengths[0] -= 1
+        return lengths
+
+    def _untiled_spans(self, text: str, ids, n_bytes: int):
+        return self._exact_spans(text)
 
     def _exact_spans(self, text: str) -> tuple[list[int], list[int], list[int]]:
         """SentencePiece's own byte offsets, with one fix-up. subtle: it gives a byte-fallback run

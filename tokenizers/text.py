@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 def clean_text(text: str) -> tuple[str, int]:
@@ -46,6 +47,12 @@ class ByteCharMap:
             o = ord(ch)
             pos += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
         return cls(len(text), len(data), tuple(starts))
+
+    @staticmethod
+    @lru_cache(maxsize=8)
+    def shared(text: str) -> "ByteCharMap":
+        """ByteCharMap.of, built once per text for all the tokenizers that look at it."""
+        return ByteCharMap.of(text)
 
     def char_at(self, byte_offset: int) -> int:
         """Index of the character that contains `byte_offset` (n_chars at the end)."""

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from tokenizers import Token
+from tokenizers.base import TokenList
 
 from .spans import hexbytes
 
@@ -25,6 +26,10 @@ def parse_ids(s: str) -> list[int]:
     return [int(p) for p in parts]
 
 
+COLUMNS = ["position", "id", "token", "bytes_hex", "byte_start", "byte_end", "char_start", "char_end", "special",
+           "byte_fallback", "partial_char"]
+
+
 def token_rows(tokens: Sequence[Token]) -> list[dict]:
     """One dict per token: the table view, CSV and JSON all use these columns."""
     return [{"position": k, "id": t.id, "token": repr(t.bytes)[2:-1] if not t.piece else t.piece,
@@ -32,16 +37,6 @@ def token_rows(tokens: Sequence[Token]) -> list[dict]:
              "char_start": t.char_span[0], "char_end": t.char_span[1], "special": t.special,
              "byte_fallback": t.byte_fallback, "partial_char": t.partial}
             for k, t in enumerate(tokens)]
-
-
-def odd_tokens(tokens: Sequence[Token]) -> int:
-    """Byte-fallback pieces and unknown tokens (SentencePiece's <unk>)."""
-    ids = getattr(tokens, "ids", None)
-    if ids is not None:  # a TokenList: count from the id array, without building Tokens
-        tok = tokens._tok
-        unk = getattr(tok, "unk_id", None)
-        return tokens.count_byte_fallback() + (ids.count(unk) if unk is not None else 0)
-    return sum(1 for t in tokens if t.byte_fallback or t.piece == "<unk>")
 
 
 def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str, str]) -> list[dict]:
@@ -53,7 +48,7 @@ def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str,
         rows.append({"tokenizer": titles.get(name, name), "tokens": n, "characters": n_chars, "bytes": n_bytes,
                      "chars/token": round(n_chars / n, 3) if n else None,
                      "bytes/token": round(n_bytes / n, 3) if n else None,
-                     "byte-fallback/unknown": odd_tokens(toks)})
+                     "byte-fallback/unknown": toks.odd_count})
     if rows and rows[0]["tokens"]:
         base = rows[0]["tokens"]
         for r in rows:
@@ -61,16 +56,9 @@ def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str,
     return rows
 
 
-def starts(tokens: Sequence[Token]) -> set[int]:
-    """Byte offsets where a (non-empty) token starts."""
-    if hasattr(tokens, "byte_starts"):  # a TokenList: straight from its arrays
-        return {a for a, b in zip(tokens.byte_starts, tokens.byte_ends) if b > a}
-    return {t.byte_span[0] for t in tokens if t.byte_span[1] > t.byte_span[0]}
-
-
-def differing_starts(tokens: Sequence[Token], reference: Sequence[Token]) -> set[int]:
+def differing_starts(tokens: TokenList, reference: TokenList) -> frozenset[int]:
     """Boundaries in `tokens` that the reference tokenizer does not have."""
-    return starts(tokens) - starts(reference)
+    return tokens.boundaries - reference.boundaries
 
 
 def special_strings_in(text: str, special_tokens: Sequence[str]) -> list[str]:
@@ -82,8 +70,7 @@ def trailing_space_token(text: str, tokens: Sequence[Token]) -> bool:
     as in code and YAML, is normal and not flagged, nor is text that is all whitespace."""
     if not tokens or not text.strip() or text[-1] not in " \t":
         return False
-    last = tokens[-1]
-    return last.bytes.strip() == b"" or last.bytes.replace(b"\xe2\x96\x81", b"").strip() == b""
+    return tokens[-1].bytes.strip() == b""  # SentencePiece's ▁ is already a space in token bytes
 
 
 def export_json(text: str, results: dict[str, Sequence[Token]], *, parse_special: bool) -> str:
@@ -97,8 +84,7 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
     import io
 
     buf = io.StringIO()
-    cols = ["tokenizer", *token_rows([Token(0, b"", (0, 0), (0, 0))])[0].keys()]
-    w = csv.DictWriter(buf, fieldnames=cols)
+    w = csv.DictWriter(buf, fieldnames=["tokenizer", *COLUMNS])
     w.writeheader()
     for name, toks in results.items():
         for row in token_rows(toks):
