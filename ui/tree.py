@@ -62,7 +62,7 @@ def tree_figure(tok: Tokenizer, token_id: int) -> go.Figure:
 PATTERN_PARTS = {
     "GPT-2": [
         ("'(?:[sdmt]|ll|ve|re)", "English contractions after an apostrophe: 's 'd 'm 't 'll 've 're (lower case "
-                                "only, and only the straight ' — not ’)"),
+                                "only, and only the straight ' (U+0027), not the curly ’ (U+2019) that word processors type)"),
         (" ?\\p{L}+", "a run of letters, with at most one space in front: ' hello'"),
         (" ?\\p{N}+", "a run of digits of any length, with at most one space in front: ' 2024'"),
         (" ?[^\\s\\p{L}\\p{N}]+", "a run of punctuation and symbols, with at most one space in front: ' !!!'"),
@@ -70,7 +70,7 @@ PATTERN_PARTS = {
         ("\\s+", "any other run of whitespace (at the end of the text)"),
     ],
     "GPT-4": [
-        ("'(?i:[sdmt]|ll|ve|re)", "contractions, now in any case: 'S 'LL 'Re (still not ’)"),
+        ("'(?i:[sdmt]|ll|ve|re)", "contractions, now in any case: 'S 'LL 'Re (still only the straight ', not the curly ’ U+2019)"),
         ("[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++", "a run of letters with at most one non-letter, non-digit, non-newline "
                                            "character in front: ' hello', '(hello', '_init'"),
         ("\\p{N}{1,3}+", "numbers in groups of at most three digits: '1234567' → '123' '456' '7'"),

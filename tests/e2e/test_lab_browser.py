@@ -67,5 +67,7 @@ def test_binary_corpus_upload_is_refused(page, app_url, tmp_path):
     page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
     page.get_by_role("button", name="Train").click()
     page.get_by_text("Learned").wait_for(timeout=60_000)
+    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
     screenshot(page, "lab-latin1-upload")
     assert not page.errors
