@@ -9,7 +9,7 @@ from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
 from tokenizers.bpe_reference import get_stats, merge
 from tokenizers.corpus import stdlib_docstrings
 
-TRAINERS = ["reference", "fast"]
+TRAINERS = ["reference", "python", "fast"]
 
 
 def test_helpers_by_hand():
@@ -47,8 +47,11 @@ def _merges(text, vocab, pattern, trainer):
 
 @pytest.mark.parametrize("pattern", ["none", "gpt2", "gpt4"])
 def test_fast_equals_reference_on_real_text(pattern):
+    # "python" is the pure-Python fast trainer; "fast" is the C core when built (else "python")
     text = stdlib_docstrings(30_000)
-    assert _merges(text, 600, pattern, "fast") == _merges(text, 600, pattern, "reference")
+    ref = _merges(text, 600, pattern, "reference")
+    assert _merges(text, 600, pattern, "python") == ref
+    assert _merges(text, 600, pattern, "fast") == ref
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -58,7 +61,9 @@ def test_fast_equals_reference_on_real_text(pattern):
 def test_fast_equals_reference_fuzzed(text, vocab, pattern):
     if not text:
         return
-    assert _merges(text, vocab, pattern, "fast") == _merges(text, vocab, pattern, "reference")
+    ref = _merges(text, vocab, pattern, "reference")
+    assert _merges(text, vocab, pattern, "python") == ref
+    assert _merges(text, vocab, pattern, "fast") == ref
 
 
 def test_training_text_reencodes_to_recorded_count():

@@ -1,8 +1,11 @@
 """Byte-level BPE in the minbpe tradition: state is `merges`, `vocab`, `special_tokens` (+ pattern).
 
 Two ways to get one:
-- `BPETokenizer().train(text, vocab_size, pattern=...)` learns merges (fast trainer by default,
-  `trainer="reference"` for the obvious one; both give identical merges);
+- `BPETokenizer().train(text, vocab_size, pattern=...)` learns merges. Trainers, all giving
+  identical merges: "reference" (the obvious algorithm), "python" (bpe_fast: incremental counts),
+  "native" (the same algorithm in C, tokenizers/native), and "fast", the default: native when the
+  C core is built, else python. Encoding likewise runs in C when it can (`encode_ordinary`), with
+  `encode_ordinary_python` as its pure-Python twin;
 - `BPETokenizer.from_tiktoken("cl100k_base")` takes OpenAI's ranks. Its token ids are tiktoken's.
   subtle: in those vocabularies the 256 single bytes are *not* ids 0..255 in byte order, so every
   tokenizer keeps `byte_ids` (byte -> id). Merges are recovered per token on demand
@@ -17,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import AbstractSet, NamedTuple
 
-from . import bpe_fast, bpe_reference
+from . import bpe_fast, bpe_reference, native
 from .base import Tokenizer
 from .patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
 
@@ -42,6 +45,9 @@ class TrainReport:
     text_bytes: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+
+
+TRAINERS = ("fast", "native", "python", "reference")
 
 
 class TrainingError(ValueError):
@@ -180,6 +186,7 @@ class BPETokenizer(Tokenizer):
         self._bytes_to_id = {b: i for i, b in self.vocab.items()} if self._ranks is None else self._ranks
         self._special_id_set = None
         self._special_re = None
+        self._native = None  # (mode, native encoder) once built; False when C cannot encode this
 
     @property
     def vocab_size(self) -> int:
@@ -231,20 +238,34 @@ class BPETokenizer(Tokenizer):
         if not text:
             raise TrainingError("The training text is empty: paste or upload some text first.")
         num_merges = vocab_size - 256
-        if trainer not in ("fast", "reference"):
-            raise ValueError(f"trainer must be 'fast' or 'reference', not {trainer!r}")
-        counts = chunk_counts(text, self._compiled)
-        n_chunks = sum(counts.values())
-        byte_counts = [(c.encode("utf-8"), n) for c, n in counts.items()]
+        if trainer not in TRAINERS:
+            raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
         if trainer == "fast":
-            merges = bpe_fast.train_fast(byte_counts, num_merges, progress)
-        else:  # the obvious algorithm sees every chunk, in order, as the course material does
-            chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
-            merges = bpe_reference.train_reference(chunks, num_merges, progress)
+            trainer = "native" if native.available() else "python"
+        if trainer == "native":
+            from .native import api
+
+            mode = api.mode_of(self.pattern)
+            if mode is not None:  # C cuts and counts the chunks too
+                chunks = api.Chunks.from_text(text.encode("utf-8"), mode)
+            else:  # a custom pattern: Python's regex cuts, C counts
+                chunks = api.Chunks.from_counts(
+                    (c.encode("utf-8"), n) for c, n in chunk_counts(text, self._compiled).items())
+            merges = api.train(chunks, num_merges, progress)
+            n_chunks, n_unique, tokens = chunks.total, chunks.distinct, chunks.tokens
+        else:
+            counts = chunk_counts(text, self._compiled)
+            byte_counts = [(c.encode("utf-8"), n) for c, n in counts.items()]
+            n_chunks, n_unique = sum(counts.values()), len(counts)
+            tokens = sum(len(b) * n for b, n in byte_counts)
+            if trainer == "python":
+                merges = bpe_fast.train_fast(byte_counts, num_merges, progress)
+            else:  # the obvious algorithm sees every chunk, in order, as the course material does
+                chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
+                merges = bpe_reference.train_reference(chunks, num_merges, progress)
 
         self.merges, self.vocab, self.history = {}, {i: bytes([i]) for i in range(256)}, []
         self.byte_ids, self._ranks, self._parents = list(range(256)), None, {}
-        tokens = sum(len(b) * n for b, n in byte_counts)
         for rank, (pair, count, saved) in enumerate(merges):
             idx = 256 + rank
             self.merges[pair] = idx
@@ -258,7 +279,7 @@ class BPETokenizer(Tokenizer):
                 self.special_tokens[s] = base + k
         self._reset_caches()
         report = TrainReport(vocab_size, 256 + len(merges), len(merges), replaced_bytes=replaced,
-                             chunks=n_chunks, unique_chunks=len(counts),
+                             chunks=n_chunks, unique_chunks=n_unique,
                              text_bytes=len(text.encode("utf-8")))
         if len(merges) < num_merges:
             report.stopped_early = (
@@ -294,11 +315,36 @@ class BPETokenizer(Tokenizer):
             return (whole,)
         return tuple(self._apply_rule(data))
 
+    def _native_encoder(self):
+        """(mode, C encoder) for a trained model whose split the C core knows; None otherwise
+        (tiktoken-derived ranks, a custom pattern, or no C core)."""
+        if self._native is None:
+            self._native = False
+            if self._ranks is None and native.available():
+                from .native import api
+
+                mode = api.mode_of(self.pattern)
+                if mode is not None:
+                    self._native = (mode, api.Encoder(self.byte_ids, self.merges, self._bytes_to_id))
+        return self._native or None
+
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ignoring special tokens entirely (their strings are plain text)."""
         from .text import clean_text
 
         text, _ = clean_text(text)
+        fast = self._native_encoder()
+        if fast is not None:
+            return fast[1].encode(fast[0], text.encode("utf-8"))
+        return self._encode_ordinary(text)
+
+    def encode_ordinary_python(self, text: str) -> list[int]:
+        """encode_ordinary on the pure-Python path (the native encoder's twin, for tests)."""
+        from .text import clean_text
+
+        return self._encode_ordinary(clean_text(text)[0])
+
+    def _encode_ordinary(self, text: str) -> list[int]:
         # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
         return list(chain.from_iterable(map(self._chunk_cache.__getitem__, split_text(text, self._compiled))))
 

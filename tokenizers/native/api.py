@@ -1,0 +1,190 @@
+"""ctypes signatures of the C core, and thin wrappers that take and return Python objects."""
+
+from __future__ import annotations
+
+import ctypes
+from array import array
+from collections.abc import Callable, Iterable
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_void_p
+
+from . import MODES, load
+
+i32p, i64p = POINTER(ctypes.c_int32), POINTER(c_int64)
+PROGRESS = CFUNCTYPE(c_int, c_int64, c_int64)
+
+
+def declare(lib: ctypes.CDLL) -> None:
+    sig = {
+        "tl_split": ([c_int, c_char_p, c_int64, i64p, c_int64], c_int64),
+        "tl_chunks_new": ([], c_void_p),
+        "tl_chunks_free": ([c_void_p], None),
+        "tl_chunks_add": ([c_void_p, c_char_p, c_int64, c_int64], c_int),
+        "tl_chunks_count_text": ([c_void_p, c_int, c_char_p, c_int64], c_int64),
+        "tl_chunks_distinct": ([c_void_p], c_int64),
+        "tl_chunks_total": ([c_void_p], c_int64),
+        "tl_chunks_tokens": ([c_void_p], c_int64),
+        "tl_chunks_get": ([c_void_p, c_int64, c_char_p, i64p], c_int64),
+        "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64], c_int64),
+        "tl_encoder_new": ([c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p, c_void_p,
+                            c_int64], c_void_p),
+        "tl_encoder_free": ([c_void_p], None),
+        "tl_encode": ([c_void_p, c_int, c_char_p, c_int64, c_void_p], c_int64),
+    }
+    for name, (args, res) in sig.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = args, res
+
+
+def _lib() -> ctypes.CDLL:
+    lib = load()
+    if lib is None:
+        raise RuntimeError("the native core is not built (python -m tokenizers.native.build)")
+    return lib
+
+
+def _addr(a: array) -> int:
+    return a.buffer_info()[0]
+
+
+def mode_of(pattern: str | None) -> int | None:
+    """The C pre-tokenizer mode for a split pattern (0 = no split), or None if C cannot cut it."""
+    from ..patterns import SPLIT_MODES
+
+    if pattern is None or pattern == "":
+        return 0
+    for name, p in SPLIT_MODES.items():
+        if p == pattern and name in MODES:
+            return MODES[name]
+    return None
+
+
+def split_ends(mode: str, data: bytes) -> list[int]:
+    """Byte offsets where the chunks of UTF-8 `data` end, cut by the GPT-2 or GPT-4 pattern."""
+    cap = len(data)
+    ends = (c_int64 * max(cap, 1))()
+    n = _lib().tl_split(MODES[mode], data, len(data), ends, cap)
+    if n < 0:
+        raise ValueError(f"unknown pre-tokenizer mode {mode!r}")
+    return ends[:n]
+
+
+def split(mode: str, text: str) -> list[str]:
+    """The chunks of `text` (no lone surrogates) as tokenizers.patterns.split_text cuts them."""
+    data = text.encode("utf-8")
+    out, start = [], 0
+    for end in split_ends(mode, data):
+        out.append(data[start:end].decode("utf-8"))
+        start = end
+    return out
+
+
+class Chunks:
+    """Distinct chunks and their counts, held in C (the twin of patterns.chunk_counts)."""
+
+    def __init__(self):
+        self._lib = _lib()
+        self._h = self._lib.tl_chunks_new()
+        if not self._h:
+            raise MemoryError("native core: out of memory")
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            self._lib.tl_chunks_free(h)
+
+    @classmethod
+    def from_text(cls, data: bytes, mode: int) -> "Chunks":
+        c = cls()
+        if c._lib.tl_chunks_count_text(c._h, mode, data, len(data)) < 0:
+            raise MemoryError("native core: chunk counting failed (out of memory)")
+        return c
+
+    @classmethod
+    def from_counts(cls, counts: Iterable[tuple[bytes, int]]) -> "Chunks":
+        c = cls()
+        add = c._lib.tl_chunks_add
+        for chunk, n in counts:
+            if add(c._h, chunk, len(chunk), n):
+                raise MemoryError("native core: out of memory")
+        return c
+
+    @property
+    def distinct(self) -> int:
+        return self._lib.tl_chunks_distinct(self._h)
+
+    @property
+    def total(self) -> int:
+        return self._lib.tl_chunks_total(self._h)
+
+    @property
+    def tokens(self) -> int:
+        return self._lib.tl_chunks_tokens(self._h)
+
+    def items(self) -> list[tuple[bytes, int]]:
+        out, n = [], c_int64()
+        for k in range(self.distinct):
+            size = self._lib.tl_chunks_get(self._h, k, None, None)
+            buf = ctypes.create_string_buffer(size)
+            self._lib.tl_chunks_get(self._h, k, buf, ctypes.byref(n))
+            out.append((buf.raw, n.value))
+        return out
+
+
+def train(chunks: Chunks, num_merges: int,
+          progress: Callable[[int, int], None] | None = None) -> list[tuple[tuple[int, int], int, int]]:
+    """The merges, as bpe_fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)]."""
+    n = max(num_merges, 0)
+    a, b = array("i", bytes(4 * n)), array("i", bytes(4 * n))
+    count, saved = array("q", bytes(8 * n)), array("q", bytes(8 * n))
+    raised: list[BaseException] = []
+
+    def call(done: int, total: int) -> int:
+        try:
+            progress(done, total)
+            return 0
+        except BaseException as e:  # an exception cannot cross C: stop there, raise it after
+            raised.append(e)
+            return 1
+
+    cb = PROGRESS(call) if progress else PROGRESS()
+    made = chunks._lib.tl_train(chunks._h, n, _addr(a), _addr(b), _addr(count), _addr(saved), cb,
+                                max(1, n // 200))
+    if raised:
+        raise raised[0]
+    if made < 0:
+        raise MemoryError("native core: training ran out of memory")
+    return [((a[k], b[k]), count[k], saved[k]) for k in range(made)]
+
+
+class Encoder:
+    """A trained model's merges in C: encode(mode, data) gives BPETokenizer.encode_ordinary's ids."""
+
+    def __init__(self, byte_ids: list[int], merges: dict[tuple[int, int], int], whole: dict[bytes, int]):
+        self._lib = _lib()
+        pa = array("i", (p[0] for p in merges))
+        pb = array("i", (p[1] for p in merges))
+        new = array("i", merges.values())
+        toks = list(whole.items())
+        blob = b"".join(t for t, _ in toks)
+        starts = array("q", [0])
+        for t, _ in toks:
+            starts.append(starts[-1] + len(t))
+        ids = array("i", (i for _, i in toks))
+        bids = array("i", byte_ids)
+        self._h = self._lib.tl_encoder_new(_addr(bids), _addr(pa), _addr(pb), _addr(new), len(new),
+                                           blob, _addr(starts), _addr(ids), len(ids))
+        if not self._h:
+            raise MemoryError("native core: out of memory")
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            self._lib.tl_encoder_free(h)
+
+    def encode(self, mode: int, data: bytes) -> list[int]:
+        out = array("i", bytes(4 * len(data)))
+        n = self._lib.tl_encode(self._h, mode, data, len(data), _addr(out))
+        if n < 0:
+            raise MemoryError("native core: encoding failed (out of memory)")
+        del out[n:]
+        return out.tolist()

@@ -1,0 +1,584 @@
+/* Token Lens native core: chunk counting, the BPE merge loop of training, and encoding.
+
+   Each function here has a pure-Python twin that the tests hold it equal to:
+     tl_chunks_*  <->  tokenizers.patterns.chunk_counts   (distinct chunks and their counts)
+     tl_train     <->  tokenizers.bpe_fast.train_fast      (same merges, same tie and overlap rules)
+     tl_encode    <->  BPETokenizer.encode_ordinary        (same ids)
+   Read the Python first: this file is the same algorithm with arrays and hash tables in place of
+   lists, dicts and sets. Ids are int32 (a vocabulary never nears 2^31); counts are int64. */
+#include <stdlib.h>
+#include <string.h>
+#include "tl_native.h"
+
+/* ---- hashing ------------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x) { /* a full-avalanche finalizer (MurmurHash3's fmix64) */
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mix64(h ^ w);
+        p += 8; n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    return mix64(h ^ w ^ ((uint64_t)n << 56));
+}
+
+static int grow(void **arr, int64_t *cap, int64_t need, size_t item) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    void *p = realloc(*arr, (size_t)c * item);
+    if (!p) return -1;
+    *arr = p; *cap = c;
+    return 0;
+}
+
+/* ---- pair table: (a, b) -> index, open addressing --------------------------------------------- */
+
+typedef struct {
+    uint64_t *keys;   /* (a << 32 | b) + 1; 0 marks an empty slot */
+    int32_t *vals;
+    int64_t mask, used;
+} pairmap;
+
+static uint64_t pkey(int32_t a, int32_t b) { return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; }
+
+static int pm_init(pairmap *m, int64_t want) {
+    int64_t size = 1024;
+    while (size < want * 2) size *= 2;
+    m->keys = calloc((size_t)size, sizeof *m->keys);
+    m->vals = malloc((size_t)size * sizeof *m->vals);
+    m->mask = size - 1; m->used = 0;
+    return (m->keys && m->vals) ? 0 : -1;
+}
+
+static void pm_free(pairmap *m) { free(m->keys); free(m->vals); m->keys = NULL; m->vals = NULL; }
+
+static int64_t pm_slot(const pairmap *m, uint64_t key) { /* the slot holding key, or its empty slot */
+    int64_t i = (int64_t)(mix64(key) & (uint64_t)m->mask);
+    while (m->keys[i] && m->keys[i] != key + 1) i = (i + 1) & m->mask;
+    return i;
+}
+
+static int32_t pm_get(const pairmap *m, uint64_t key) { /* -1 when absent */
+    int64_t i = pm_slot(m, key);
+    return m->keys[i] ? m->vals[i] : -1;
+}
+
+static int pm_put(pairmap *m, uint64_t key, int32_t val) {
+    if ((m->used + 1) * 2 > m->mask + 1) { /* keep the load under 1/2 */
+        pairmap bigger;
+        if (pm_init(&bigger, m->mask + 1) != 0) { pm_free(&bigger); return -1; }
+        for (int64_t i = 0; i <= m->mask; i++)
+            if (m->keys[i]) {
+                int64_t j = pm_slot(&bigger, m->keys[i] - 1);
+                bigger.keys[j] = m->keys[i]; bigger.vals[j] = m->vals[i];
+            }
+        bigger.used = m->used;
+        pm_free(m);
+        *m = bigger;
+    }
+    int64_t i = pm_slot(m, key);
+    if (!m->keys[i]) { m->keys[i] = key + 1; m->used++; }
+    m->vals[i] = val;
+    return 0;
+}
+
+/* ---- byte-string table: distinct byte strings, stored back to back, each with a value ---------- */
+
+typedef struct {
+    uint8_t *bytes; int64_t nbytes, capbytes;
+    int64_t *start; int64_t capstart;     /* string i is bytes[start[i] .. start[i+1]) */
+    int64_t *val; int64_t capval;
+    int64_t n;
+    int64_t *slots; int64_t mask;          /* slot -> string index + 1; 0 = empty */
+} strtab;
+
+static int st_init(strtab *t) {
+    memset(t, 0, sizeof *t);
+    t->mask = 4095;
+    t->slots = calloc((size_t)t->mask + 1, sizeof *t->slots);
+    if (!t->slots || grow((void **)&t->start, &t->capstart, 1, sizeof *t->start)) return -1;
+    t->start[0] = 0;
+    return 0;
+}
+
+static void st_free(strtab *t) { free(t->bytes); free(t->start); free(t->val); free(t->slots); memset(t, 0, sizeof *t); }
+
+static int64_t st_find(const strtab *t, const uint8_t *p, int64_t len, uint64_t h) { /* slot */
+    int64_t i = (int64_t)(h & (uint64_t)t->mask);
+    for (;; i = (i + 1) & t->mask) {
+        int64_t k = t->slots[i];
+        if (!k) return i;
+        k--;
+        if (t->start[k + 1] - t->start[k] == len && memcmp(t->bytes + t->start[k], p, (size_t)len) == 0)
+            return i;
+    }
+}
+
+static int st_rehash(strtab *t) {
+    int64_t size = (t->mask + 1) * 2;
+    int64_t *slots = calloc((size_t)size, sizeof *slots);
+    if (!slots) return -1;
+    free(t->slots);
+    t->slots = slots; t->mask = size - 1;
+    for (int64_t k = 0; k < t->n; k++) {
+        const uint8_t *p = t->bytes + t->start[k];
+        int64_t len = t->start[k + 1] - t->start[k];
+        int64_t i = (int64_t)(hash_bytes(p, (size_t)len) & (uint64_t)t->mask);
+        while (t->slots[i]) i = (i + 1) & t->mask;
+        t->slots[i] = k + 1;
+    }
+    return 0;
+}
+
+/* add `delta` to the value of string p[0..len), inserting it with value 0 first if new */
+static int st_add(strtab *t, const uint8_t *p, int64_t len, int64_t delta) {
+    uint64_t h = hash_bytes(p, (size_t)len);
+    int64_t i = st_find(t, p, len, h);
+    if (t->slots[i]) { t->val[t->slots[i] - 1] += delta; return 0; }
+    if ((t->n + 1) * 2 > t->mask + 1) {
+        if (st_rehash(t)) return -1;
+        i = st_find(t, p, len, h);
+    }
+    if (grow((void **)&t->bytes, &t->capbytes, t->nbytes + len, 1)
+        || grow((void **)&t->start, &t->capstart, t->n + 2, sizeof *t->start)
+        || grow((void **)&t->val, &t->capval, t->n + 1, sizeof *t->val)) return -1;
+    memcpy(t->bytes + t->nbytes, p, (size_t)len);
+    t->nbytes += len;
+    t->val[t->n] = delta;
+    t->n++;
+    t->start[t->n] = t->nbytes;
+    t->slots[i] = t->n;
+    return 0;
+}
+
+static int64_t st_get(const strtab *t, const uint8_t *p, int64_t len) { /* value, or -1 if absent */
+    int64_t i = st_find(t, p, len, hash_bytes(p, (size_t)len));
+    return t->slots[i] ? t->val[t->slots[i] - 1] : -1;
+}
+
+/* ---- chunk counting ------------------------------------------------------------------------- */
+
+typedef strtab tl_chunks; /* distinct chunks; the value is how often each occurs */
+
+tl_chunks *tl_chunks_new(void) {
+    tl_chunks *c = malloc(sizeof *c);
+    if (c && st_init(c) != 0) { st_free(c); free(c); return NULL; }
+    return c;
+}
+
+void tl_chunks_free(tl_chunks *c) { if (c) { st_free(c); free(c); } }
+
+int tl_chunks_add(tl_chunks *c, const uint8_t *p, int64_t len, int64_t count) {
+    return st_add(c, p, len, count);
+}
+
+/* Cut s[0..n) with a pre-tokenizer mode (0: no split, the whole text is one chunk) and count every
+   chunk. Returns the number of chunks cut, or -1 (out of memory or unknown mode). */
+int64_t tl_chunks_count_text(tl_chunks *c, int mode, const uint8_t *s, int64_t n) {
+    if (n <= 0) return 0;
+    if (mode == 0) return st_add(c, s, n, 1) ? -1 : 1;
+    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4) return -1;
+    int64_t cut = 0;
+    for (size_t pos = 0; pos < (size_t)n; cut++) {
+        size_t end = tl_chunk_end(mode, s, (size_t)n, pos);
+        if (end <= pos || end > (size_t)n) return -1; /* a pre-tokenizer bug; never loop forever */
+        if (st_add(c, s + pos, (int64_t)(end - pos), 1)) return -1;
+        pos = end;
+    }
+    return cut;
+}
+
+int64_t tl_chunks_distinct(const tl_chunks *c) { return c->n; }
+
+int64_t tl_chunks_total(const tl_chunks *c) { /* chunks counted, with repeats */
+    int64_t t = 0;
+    for (int64_t k = 0; k < c->n; k++) t += c->val[k];
+    return t;
+}
+
+int64_t tl_chunks_tokens(const tl_chunks *c) { /* tokens before any merge: every byte of every chunk */
+    int64_t t = 0;
+    for (int64_t k = 0; k < c->n; k++) t += c->val[k] * (c->start[k + 1] - c->start[k]);
+    return t;
+}
+
+/* Copy out distinct chunk k: its length, and its bytes into buf when buf is not NULL. */
+int64_t tl_chunks_get(const tl_chunks *c, int64_t k, uint8_t *buf, int64_t *count) {
+    if (k < 0 || k >= c->n) return -1;
+    int64_t len = c->start[k + 1] - c->start[k];
+    if (buf) memcpy(buf, c->bytes + c->start[k], (size_t)len);
+    if (count) *count = c->val[k];
+    return len;
+}
+
+/* ---- training ------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t count;
+    int32_t *where; int64_t nwhere, capwhere; /* words that held this pair (may be stale, repeated) */
+    int64_t stamp;                            /* last merge that raised this pair's count */
+} pairinfo;
+
+typedef struct { int64_t count; uint64_t key; int32_t idx; } heapent;
+
+/* the heap's order: higher count first; among equal counts the smaller pair (a, then b) */
+static int before(const heapent *x, const heapent *y) {
+    return x->count > y->count || (x->count == y->count && x->key < y->key);
+}
+
+typedef struct { heapent *e; int64_t n, cap; } heap;
+
+static void sift_down(heap *h, int64_t i) {
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && before(&h->e[l], &h->e[m])) m = l;
+        if (r < h->n && before(&h->e[r], &h->e[m])) m = r;
+        if (m == i) return;
+        heapent t = h->e[i]; h->e[i] = h->e[m]; h->e[m] = t;
+        i = m;
+    }
+}
+
+static int heap_push(heap *h, heapent x) {
+    if (grow((void **)&h->e, &h->cap, h->n + 1, sizeof x)) return -1;
+    int64_t i = h->n++;
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (!before(&x, &h->e[p])) break;
+        h->e[i] = h->e[p];
+        i = p;
+    }
+    h->e[i] = x;
+    return 0;
+}
+
+static heapent heap_pop(heap *h) {
+    heapent top = h->e[0];
+    h->e[0] = h->e[--h->n];
+    if (h->n) sift_down(h, 0);
+    return top;
+}
+
+typedef struct {
+    pairmap map;
+    pairinfo *p; int64_t np, capp;
+    uint64_t *keys; int64_t capkeys;  /* keys[i]: the pair of p[i] */
+} pairs;
+
+/* index of pair (a, b), created with count 0 when new; -1 when out of memory */
+static int32_t pair_index(pairs *ps, int32_t a, int32_t b) {
+    uint64_t key = pkey(a, b);
+    int32_t i = pm_get(&ps->map, key);
+    if (i >= 0) return i;
+    if (grow((void **)&ps->p, &ps->capp, ps->np + 1, sizeof *ps->p)
+        || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)) return -1;
+    i = (int32_t)ps->np++;
+    memset(&ps->p[i], 0, sizeof ps->p[i]);
+    ps->p[i].stamp = -1;
+    ps->keys[i] = key;
+    return pm_put(&ps->map, key, i) ? -1 : i;
+}
+
+static int note_word(pairinfo *pi, int32_t w) { /* record that word w holds this pair */
+    if (pi->nwhere && pi->where[pi->nwhere - 1] == w) return 0;
+    if (grow((void **)&pi->where, &pi->capwhere, pi->nwhere + 1, sizeof *pi->where)) return -1;
+    pi->where[pi->nwhere++] = w;
+    return 0;
+}
+
+typedef int (*tl_progress_fn)(int64_t done, int64_t total);
+
+/* Learn up to num_merges merges from the distinct chunks in c. Merge k joins (out_a[k], out_b[k])
+   into id 256 + k; out_count[k] is the pair's count when merged, out_saved[k] how many tokens the
+   merge removed from the text. progress(done, num_merges) is called every `every` merges and at
+   the end; a nonzero return stops training. Returns the number of merges made, or -1 (memory). */
+int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t *out_b,
+                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every) {
+    int64_t done = -1, nwords = 0, nsym = 0;
+    int32_t *sym = NULL, *touched = NULL;
+    int64_t *wstart = NULL, *wlen = NULL, *weight = NULL, *wstamp = NULL;
+    int64_t captouched = 0;
+    pairs ps; memset(&ps, 0, sizeof ps);
+    heap h; memset(&h, 0, sizeof h);
+
+    /* 1. words: every distinct chunk of two or more bytes, its bytes as symbols, its count as weight */
+    for (int64_t k = 0; k < c->n; k++)
+        if (c->start[k + 1] - c->start[k] >= 2) { nwords++; nsym += c->start[k + 1] - c->start[k]; }
+    sym = malloc((size_t)(nsym ? nsym : 1) * sizeof *sym);
+    wstart = malloc((size_t)(nwords ? nwords : 1) * sizeof *wstart);
+    wlen = malloc((size_t)(nwords ? nwords : 1) * sizeof *wlen);
+    weight = malloc((size_t)(nwords ? nwords : 1) * sizeof *weight);
+    wstamp = malloc((size_t)(nwords ? nwords : 1) * sizeof *wstamp);
+    if (!sym || !wstart || !wlen || !weight || !wstamp || pm_init(&ps.map, nsym / 4 + 1024)) goto out;
+    {
+        int64_t w = 0, at = 0;
+        for (int64_t k = 0; k < c->n; k++) {
+            int64_t len = c->start[k + 1] - c->start[k];
+            if (len < 2) continue;
+            const uint8_t *b = c->bytes + c->start[k];
+            wstart[w] = at; wlen[w] = len; weight[w] = c->val[k]; wstamp[w] = -1;
+            for (int64_t i = 0; i < len; i++) sym[at + i] = b[i];
+            at += len; w++;
+        }
+    }
+    /* 2. every adjacent pair: its count and the words that hold it */
+    for (int64_t w = 0; w < nwords; w++) {
+        const int32_t *s = sym + wstart[w];
+        for (int64_t i = 0; i + 1 < wlen[w]; i++) {
+            int32_t pi = pair_index(&ps, s[i], s[i + 1]);
+            if (pi < 0 || note_word(&ps.p[pi], (int32_t)w)) goto out;
+            ps.p[pi].count += weight[w];
+        }
+    }
+    /* 3. the heap of (count, pair); filled once, then heapified */
+    if (grow((void **)&h.e, &h.cap, ps.np + 1, sizeof *h.e)) goto out;
+    for (int64_t i = 0; i < ps.np; i++)
+        h.e[h.n++] = (heapent){ps.p[i].count, ps.keys[i], (int32_t)i};
+    for (int64_t i = h.n / 2 - 1; i >= 0; i--) sift_down(&h, i);
+
+    done = 0;
+    while (done < num_merges && h.n) {
+        heapent top = heap_pop(&h);
+        int64_t current = ps.p[top.idx].count;
+        if (current != top.count) { /* stale after a fall: back in with its true count */
+            if (current > 0 && heap_push(&h, (heapent){current, top.key, top.idx})) { done = -1; goto out; }
+            continue;
+        }
+        int32_t a = (int32_t)(top.key >> 32), b = (int32_t)(top.key & 0xffffffffu);
+        int32_t x = (int32_t)(256 + done);
+        int64_t saved = 0, ntouched = 0;
+        /* the merged pair's word list is read while other pairs' lists grow; it never grows itself
+           (every new pair holds x), so its pointer and length stay valid even if ps.p moves */
+        int32_t *where = ps.p[top.idx].where;
+        int64_t nwhere = ps.p[top.idx].nwhere;
+        for (int64_t k = 0; k < nwhere; k++) {
+            int32_t w = where[k];
+            if (wstamp[w] == done) continue; /* listed twice */
+            wstamp[w] = done;
+            int32_t *s = sym + wstart[w];
+            int64_t n = wlen[w], j = 0, i = 0, wt = weight[w];
+            /* in place: the new sequence s[0..j) never overtakes the old one at s[i..n) */
+            while (i < n) {
+                if (s[i] == a && i + 1 < n && s[i + 1] == b) {
+                    int32_t q[2] = {-1, -1}; /* the pairs (left, x) and (x, right) this occurrence makes */
+                    if (j > 0) { /* left is read from the new sequence: "aaaa" gives (X, X) */
+                        int32_t left = s[j - 1];
+                        ps.p[pm_get(&ps.map, pkey(left, a))].count -= wt;
+                        if ((q[0] = pair_index(&ps, left, x)) < 0) { done = -1; goto out; }
+                    }
+                    if (i + 2 < n) {
+                        int32_t right = s[i + 2];
+                        ps.p[pm_get(&ps.map, pkey(b, right))].count -= wt;
+                        if ((q[1] = pair_index(&ps, x, right)) < 0) { done = -1; goto out; }
+                    }
+                    for (int t = 0; t < 2; t++) {
+                        if (q[t] < 0) continue;
+                        pairinfo *pi = &ps.p[q[t]];
+                        pi->count += wt;
+                        if (note_word(pi, w)) { done = -1; goto out; }
+                        if (pi->stamp != done) {
+                            pi->stamp = done;
+                            if (grow((void **)&touched, &captouched, ntouched + 1, sizeof *touched)) { done = -1; goto out; }
+                            touched[ntouched++] = q[t];
+                        }
+                    }
+                    s[j++] = x;
+                    i += 2;
+                } else {
+                    s[j++] = s[i++];
+                }
+            }
+            saved += wt * (n - j);
+            wlen[w] = j;
+        }
+        /* every occurrence is gone */
+        ps.p[top.idx].count = 0;
+        free(ps.p[top.idx].where);
+        ps.p[top.idx].where = NULL; ps.p[top.idx].nwhere = ps.p[top.idx].capwhere = 0;
+        out_a[done] = a; out_b[done] = b; out_count[done] = top.count; out_saved[done] = saved;
+        done++;
+        for (int64_t t = 0; t < ntouched; t++) {
+            int64_t cnt = ps.p[touched[t]].count;
+            if (cnt > 0 && heap_push(&h, (heapent){cnt, ps.keys[touched[t]], touched[t]})) { done = -1; goto out; }
+        }
+        if (progress && (done % (every > 0 ? every : 1) == 0 || done == num_merges))
+            if (progress(done, num_merges)) break;
+    }
+out:
+    for (int64_t i = 0; i < ps.np; i++) free(ps.p[i].where);
+    free(ps.p); free(ps.keys); pm_free(&ps.map); free(h.e); free(touched);
+    free(sym); free(wstart); free(wlen); free(weight); free(wstamp);
+    return done;
+}
+
+/* ---- encoding ------------------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t byte_ids[256];
+    pairmap merges; /* (a, b) -> merged id; a lower id is an earlier merge, so it is also the rank */
+    strtab whole;   /* token bytes -> id, for the whole-chunk shortcut */
+    int32_t *buf; int64_t capbuf;   /* scratch for one chunk's symbols */
+    int32_t *rk; int64_t caprk;     /* scratch: rank of the pair at each position */
+} tl_encoder;
+
+void tl_encoder_free(tl_encoder *e) {
+    if (!e) return;
+    pm_free(&e->merges); st_free(&e->whole); free(e->buf); free(e->rk); free(e);
+}
+
+tl_encoder *tl_encoder_new(const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
+                           const int32_t *pnew, int64_t npairs, const uint8_t *tok_bytes,
+                           const int64_t *tok_start, const int32_t *tok_id, int64_t ntok) {
+    tl_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    memcpy(e->byte_ids, byte_ids, sizeof e->byte_ids);
+    if (pm_init(&e->merges, npairs + 16) || st_init(&e->whole)) goto fail;
+    for (int64_t i = 0; i < npairs; i++)
+        if (pm_put(&e->merges, pkey(pa[i], pb[i]), pnew[i])) goto fail;
+    for (int64_t t = 0; t < ntok; t++) {
+        const uint8_t *p = tok_bytes + tok_start[t];
+        int64_t len = tok_start[t + 1] - tok_start[t];
+        int64_t old = st_get(&e->whole, p, len);
+        /* a later entry wins, as in the Python dict this table copies */
+        if (st_add(&e->whole, p, len, old < 0 ? tok_id[t] : tok_id[t] - old)) goto fail;
+    }
+    return e;
+fail:
+    tl_encoder_free(e);
+    return NULL;
+}
+
+#define NEVER INT32_MAX
+
+static int32_t rank_of(const tl_encoder *e, int32_t a, int32_t b) {
+    int32_t r = pm_get(&e->merges, pkey(a, b));
+    return r < 0 ? NEVER : r;
+}
+
+/* minbpe's rule on one chunk: merge the adjacent pair with the lowest merge id, leftmost first,
+   until no pair has a merge. Returns the number of ids written to out. For long chunks the same
+   rule runs on a linked list with a heap (BPETokenizer.apply_merges), so it stays O(n log n). */
+static int64_t bpe_short(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+    int32_t *s = out, *rk = e->rk;
+    for (int64_t i = 0; i < n; i++) s[i] = e->byte_ids[p[i]];
+    for (int64_t i = 0; i + 1 < n; i++) rk[i] = rank_of(e, s[i], s[i + 1]);
+    while (n > 1) {
+        int64_t best = 0;
+        for (int64_t i = 1; i + 1 < n; i++) if (rk[i] < rk[best]) best = i;
+        if (rk[best] == NEVER) break;
+        int32_t x = rk[best]; /* the rank is the new token's id */
+        s[best] = x;
+        memmove(s + best + 1, s + best + 2, (size_t)(n - best - 2) * sizeof *s);
+        memmove(rk + best, rk + best + 1, (size_t)(n - best - 2) * sizeof *rk);
+        n--;
+        if (best + 1 < n) rk[best] = rank_of(e, x, s[best + 1]);
+        if (best > 0) rk[best - 1] = rank_of(e, s[best - 1], x);
+    }
+    return n;
+}
+
+typedef struct { int32_t rank; int64_t pos; int32_t a, b; } mergeent;
+
+/* the merge heap's order: lowest rank first; among equal ranks the leftmost */
+static int m_before(const mergeent *x, const mergeent *y) {
+    return x->rank < y->rank || (x->rank == y->rank && x->pos < y->pos);
+}
+
+typedef struct { mergeent *e; int64_t n, cap; } mheap;
+
+static int m_push(mheap *h, mergeent x) {
+    if (grow((void **)&h->e, &h->cap, h->n + 1, sizeof x)) return -1;
+    int64_t i = h->n++;
+    while (i > 0 && m_before(&x, &h->e[(i - 1) / 2])) { h->e[i] = h->e[(i - 1) / 2]; i = (i - 1) / 2; }
+    h->e[i] = x;
+    return 0;
+}
+
+static mergeent m_pop(mheap *h) {
+    mergeent top = h->e[0], last = h->e[--h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = -1;
+        const mergeent *least = &last;
+        if (l < h->n && m_before(&h->e[l], least)) { m = l; least = &h->e[l]; }
+        if (r < h->n && m_before(&h->e[r], least)) m = r;
+        if (m < 0) break;
+        h->e[i] = h->e[m];
+        i = m;
+    }
+    if (h->n) h->e[i] = last;
+    return top;
+}
+
+/* pair (v[i], v[j]) onto the heap if it has a merge */
+static int m_offer(tl_encoder *e, mheap *h, const int32_t *v, int64_t i, int64_t j) {
+    int32_t r = rank_of(e, v[i], v[j]);
+    return r == NEVER ? 0 : m_push(h, (mergeent){r, i, v[i], v[j]});
+}
+
+/* the same rule as bpe_short on a linked list with a heap of (rank, position): O(n log n) */
+static int64_t bpe_long(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+    int64_t *nxt = malloc((size_t)n * sizeof *nxt), *prv = malloc((size_t)n * sizeof *prv);
+    uint8_t *alive = malloc((size_t)n);
+    mheap h = {NULL, 0, 0};
+    int64_t res = -1;
+    int32_t *v = out;
+    if (!nxt || !prv || !alive) goto done;
+    for (int64_t i = 0; i < n; i++) { v[i] = e->byte_ids[p[i]]; nxt[i] = i + 1; prv[i] = i - 1; alive[i] = 1; }
+    for (int64_t i = 0; i + 1 < n; i++)
+        if (m_offer(e, &h, v, i, i + 1)) goto done;
+    while (h.n) {
+        mergeent top = m_pop(&h);
+        int64_t i = top.pos, j = alive[i] ? nxt[i] : n;
+        if (j >= n || v[i] != top.a || v[j] != top.b) continue; /* stale: a side was merged away */
+        v[i] = top.rank;
+        alive[j] = 0;
+        nxt[i] = nxt[j];
+        if (nxt[i] < n) prv[nxt[i]] = i;
+        if (prv[i] >= 0 && m_offer(e, &h, v, prv[i], i)) goto done;
+        if (nxt[i] < n && m_offer(e, &h, v, i, nxt[i])) goto done;
+    }
+    res = 0;
+    for (int64_t i = 0; i < n; i++) if (alive[i]) v[res++] = v[i];
+done:
+    free(nxt); free(prv); free(alive); free(h.e);
+    return res;
+}
+
+#define SHORT_CHUNK 64
+
+static int64_t encode_chunk(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+    int64_t whole = st_get(&e->whole, p, n);
+    if (whole >= 0) { out[0] = (int32_t)whole; return 1; } /* the chunk is itself a token */
+    if (n > SHORT_CHUNK) return bpe_long(e, p, n, out);
+    return bpe_short(e, p, n, out);
+}
+
+/* Encode s[0..n): cut it with `mode` (0: no split) and BPE each chunk. out must hold n ids (a
+   token is at least one byte). Returns the number of ids, or -1 (memory, or unknown mode). */
+int64_t tl_encode(tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out) {
+    if (n <= 0) return 0;
+    if (mode != 0 && mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4) return -1;
+    if (grow((void **)&e->rk, &e->caprk, SHORT_CHUNK + 1, sizeof *e->rk)) return -1;
+    int64_t k = 0;
+    for (size_t pos = 0; pos < (size_t)n;) {
+        size_t end = mode ? tl_chunk_end(mode, s, (size_t)n, pos) : (size_t)n;
+        if (end <= pos || end > (size_t)n) return -1;
+        int64_t m = encode_chunk(e, s + pos, (int64_t)(end - pos), out + k);
+        if (m < 0) return -1;
+        k += m;
+        pos = end;
+    }
+    return k;
+}

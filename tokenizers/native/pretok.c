@@ -1,0 +1,304 @@
+/* Token Lens native core: the GPT-2 and GPT-4 pre-tokenizers, hand-written.
+
+   Python cuts text with tokenizers/patterns.py's GPT2_PATTERN and GPT4_PATTERN through the `regex`
+   module. A general regex engine is slow at this (it tries each alternative in turn, with
+   backtracking, for every chunk), but the two patterns are simple enough that each one becomes a
+   short decision on the first one or two characters of a chunk, followed by a scan over a run of
+   characters of one class. This file is that decision, written so that every chunk boundary is
+   byte-for-byte the one `regex` finds (tests/test_native_split.py holds the two equal).
+
+   It works on the UTF-8 bytes directly: an ASCII byte's class is one table look-up, and only
+   non-ASCII characters are decoded. Character classes (letter \p{L}, number \p{N}, whitespace \s,
+   other) come from tl_tables.h, generated from the installed `regex` module by tables.py.
+
+   How `regex` reads the patterns, in short (the functions below spell out each case):
+     - at each position the alternatives are tried left to right, and the FIRST one that matches
+       wins, even if a later one would match more;
+     - a greedy quantifier (+, *, ?) backtracks when what follows it fails; a possessive one
+       (++, *+, ?+, {1,3}+) never gives back what it took. */
+#include "tl_native.h"
+#include "tl_tables.h"
+
+/* ---------------------------------------------------------------------------------------------
+   Characters
+   --------------------------------------------------------------------------------------------- */
+
+#define TL_BAD_CP 0xFFFFFFFFu /* what decode() returns for a byte that does not start valid UTF-8 */
+
+/* The code point of the character starting at s[i] (i < n), and its length in bytes. Input comes
+   from Python's str.encode("utf-8") so it is valid; still, a malformed or truncated sequence must
+   not crash or read past s[n-1], so it becomes TL_BAD_CP, 1 byte long (an "other" character). */
+static uint32_t decode(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    uint32_t b0 = s[i], cp, min;
+    size_t k, need;
+
+    *len = 1;
+    if (b0 < 0x80)
+        return b0;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {        /* 0xC0, 0xC1 would only start overlong forms */
+        need = 1; cp = b0 & 0x1F; min = 0x80;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+        need = 2; cp = b0 & 0x0F; min = 0x800;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+        need = 3; cp = b0 & 0x07; min = 0x10000;
+    } else {
+        return TL_BAD_CP;                  /* a stray continuation byte, or 0xF5..0xFF */
+    }
+    if (need >= n - i)                     /* n - i > 0 bytes are left, and we need 1 + need */
+        return TL_BAD_CP;
+    for (k = 1; k <= need; k++) {
+        uint32_t b = s[i + k];
+        if ((b & 0xC0) != 0x80)
+            return TL_BAD_CP;
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < min || cp >= TL_MAX_CP || (cp >= 0xD800 && cp <= 0xDFFF))
+        return TL_BAD_CP;                  /* overlong, out of range, or a surrogate */
+    *len = need + 1;
+    return cp;
+}
+
+static int class_of_cp(uint32_t cp)
+{
+    if (cp >= TL_MAX_CP)                   /* TL_BAD_CP */
+        return TL_C_OTHER;
+    return tl_stage2[((size_t)tl_stage1[cp >> TL_BLOCK_SHIFT] << TL_BLOCK_SHIFT)
+                     | (cp & ((1u << TL_BLOCK_SHIFT) - 1))];
+}
+
+/* The class (TL_C_*) of the character at s[i] (i < n), and its length. Kept tiny so that it is
+   inlined: for ASCII, which is most of most text, it is one table look-up. */
+static inline int class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    if (s[i] < 0x80) {
+        *len = 1;
+        return tl_ascii_class[s[i]];
+    }
+    return class_of_cp(decode(s, n, i, len));
+}
+
+/* Where the run of characters of class `cls` that starts at i ends (i itself if s[i] is not of
+   that class). This loop is where nearly all the time goes, hence its ASCII shortcut. */
+static size_t run_end(const uint8_t *s, size_t n, size_t i, int cls)
+{
+    size_t len;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            if (tl_ascii_class[s[i]] != cls)
+                break;
+            i++;
+        } else {
+            if (class_of_cp(decode(s, n, i, &len)) != cls)
+                break;
+            i += len;
+        }
+    }
+    return i;
+}
+
+/* A run of whitespace: the whitespace alternatives of both patterns backtrack inside it, so besides
+   its end they need where its last character starts, and (GPT-4) where its last \r or \n is. */
+typedef struct {
+    size_t end;          /* the first byte after the run */
+    size_t last;         /* where the run's last character starts */
+    size_t after_newline; /* one past the last '\r' or '\n' in the run, or 0 if it has none */
+} space_run;
+
+static space_run scan_spaces(const uint8_t *s, size_t n, size_t pos)
+{
+    space_run r;
+    size_t i = pos, len;
+
+    r.last = pos;
+    r.after_newline = 0;
+    while (i < n && class_at(s, n, i, &len) == TL_C_SPACE) {
+        if (s[i] == '\r' || s[i] == '\n')
+            r.after_newline = i + 1;
+        r.last = i;
+        i += len;
+    }
+    r.end = i;
+    return r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   GPT-2:  '(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+   --------------------------------------------------------------------------------------------- */
+
+static size_t gpt2_end(const uint8_t *s, size_t n, size_t pos)
+{
+    size_t len0, len1;
+    int c0, c1;
+    space_run r;
+
+    /* '(?:[sdmt]|ll|ve|re): case-sensitive and ASCII-only here. When it fails, the apostrophe
+       is just an "other" character, handled below. */
+    if (s[pos] == '\'' && pos + 1 < n) {
+        uint8_t a = s[pos + 1];
+        if (a == 's' || a == 'd' || a == 'm' || a == 't')
+            return pos + 2;
+        if (pos + 2 < n) {
+            uint8_t b = s[pos + 2];
+            if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e'))
+                return pos + 3;
+        }
+    }
+
+    /* ' ?X+' for X = letter, number, other: a space joins the run of whatever non-space class
+       follows it. (If a space is followed by whitespace, ` ?` gives the space back, and then
+       X+ fails on the space itself, so these three alternatives fail.) */
+    if (s[pos] == ' ' && pos + 1 < n) {
+        c1 = class_at(s, n, pos + 1, &len1);
+        if (c1 != TL_C_SPACE)
+            return run_end(s, n, pos + 1 + len1, c1);
+    }
+    c0 = class_at(s, n, pos, &len0);
+    if (c0 != TL_C_SPACE)
+        return run_end(s, n, pos + len0, c0);
+
+    /* \s+(?!\S)|\s+ : the greedy \s+ takes the whole run, then (?!\S) fails on the non-space
+       after it, so it gives back one character: the run minus its last character is a chunk, and
+       that last character (a space, say) is left to start the next chunk (" word"). This fails
+       only for a run of one character, and \s+ then takes it. At the end of the text (?!\S)
+       holds, so the whole run is one chunk. */
+    r = scan_spaces(s, n, pos);
+    if (r.end == n || r.last == pos)
+        return r.end;
+    return r.last;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   GPT-4:  '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+           |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+   --------------------------------------------------------------------------------------------- */
+
+/* Which of the contraction letters s d m t l v r e the character at s[i] matches under (?i)
+   (e.g. 'S', and U+017F LATIN SMALL LETTER LONG S for 's'), or 0. Only asked after an
+   apostrophe, so a linear search of the small table is plenty. */
+static char contraction_letter(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    uint32_t cp;
+    int k;
+
+    *len = 0;
+    if (i >= n)
+        return 0;
+    cp = decode(s, n, i, len);
+    for (k = 0; k < TL_CI_PAIRS; k++)
+        if (tl_ci_cp[k] == cp)
+            return tl_ci_letter[k];
+    return 0;
+}
+
+static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos)
+{
+    size_t len0, len1 = 0, i;
+    int c0, c1, k;
+    uint8_t b = s[pos];
+    space_run r;
+
+    /* '(?i:[sdmt]|ll|ve|re): `regex` folds case one character at a time (no full case folding),
+       so each letter is matched on its own. */
+    if (b == '\'') {
+        size_t l1, l2;
+        char x = contraction_letter(s, n, pos + 1, &l1), y;
+        if (x == 's' || x == 'd' || x == 'm' || x == 't')
+            return pos + 1 + l1;
+        if (x == 'l' || x == 'v' || x == 'r') {
+            y = contraction_letter(s, n, pos + 1 + l1, &l2);
+            if ((x == 'l' && y == 'l') || (x != 'l' && y == 'e'))
+                return pos + 1 + l1 + l2;
+        }
+    }
+
+    c0 = class_at(s, n, pos, &len0);
+    /* [^\r\n\p{L}\p{N}]?+\p{L}++ with no prefix character: a run of letters. */
+    if (c0 == TL_C_LETTER)
+        return run_end(s, n, pos + len0, TL_C_LETTER);
+    /* \p{N}{1,3}+ : numbers go in chunks of at most three digits, counted from the left. */
+    if (c0 == TL_C_NUMBER) {
+        i = pos + len0;
+        for (k = 1; k < 3 && i < n && class_at(s, n, i, &len1) == TL_C_NUMBER; k++)
+            i += len1;
+        return i;
+    }
+
+    /* From here on s[pos] is whitespace or "other". */
+    c1 = pos + len0 < n ? class_at(s, n, pos + len0, &len1) : -1;
+
+    /* [^\r\n\p{L}\p{N}]?+\p{L}++ : ANY one character but \r, \n, a letter or a number may lead a
+       run of letters: " word", but also "\tword", "(word", "'word". The ?+ is possessive, but
+       giving the character back could not help anyway (the letters must start right here). */
+    if (c1 == TL_C_LETTER && b != '\r' && b != '\n')
+        return run_end(s, n, pos + len0 + len1, TL_C_LETTER);
+
+    /* ' ?[^\s\p{L}\p{N}]++[\r\n]*+' : a run of "other" characters, optionally after one space,
+       with any newlines right after it ("};\n\n" is one chunk). */
+    if (c0 == TL_C_OTHER || (b == ' ' && c1 == TL_C_OTHER)) {
+        i = c0 == TL_C_OTHER ? pos + len0 : pos + 1 + len1;
+        i = run_end(s, n, i, TL_C_OTHER);
+        while (i < n && (s[i] == '\r' || s[i] == '\n'))
+            i++;
+        return i;
+    }
+
+    /* Whitespace. Four alternatives, in this order: */
+    r = scan_spaces(s, n, pos);
+    /* \s++$ : the possessive run must end where $ matches: at the very end of the text, or just
+       before a final "\n". The latter can never happen, because that "\n" is whitespace too and
+       the possessive run has already taken it. So: a run that reaches the end is one chunk. */
+    if (r.end == n)
+        return r.end;
+    /* \s*[\r\n] : \s* takes the run and backtracks until a \r or \n follows: the chunk ends
+       after the run's LAST newline ("  \n\n  x" -> "  \n\n", "  x"). */
+    if (r.after_newline)
+        return r.after_newline;
+    /* \s+(?!\S) : the run minus its last character, as in GPT-2 ... */
+    if (r.last != pos)
+        return r.last;
+    /* \s : ... or, for a run of one, that character. */
+    return r.end;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Exported
+   --------------------------------------------------------------------------------------------- */
+
+/* Returns 0 (never a valid end, which is > pos) for an unknown mode or pos >= n. */
+size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos)
+{
+    if (pos >= n)
+        return 0;
+    if (mode == TL_MODE_GPT2)
+        return gpt2_end(s, n, pos);
+    if (mode == TL_MODE_GPT4)
+        return gpt4_end(s, n, pos);
+    return 0;
+}
+
+int64_t tl_split(int mode, const uint8_t *s, int64_t n, int64_t *ends, int64_t cap)
+{
+    size_t pos = 0, len = n > 0 ? (size_t)n : 0;
+    int64_t count = 0;
+
+    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4)
+        return -1;
+    /* One loop per mode, so that each calls its chunk function directly (and inlined). */
+    if (mode == TL_MODE_GPT2) {
+        while (pos < len) {
+            pos = gpt2_end(s, len, pos);
+            if (count < cap)
+                ends[count] = (int64_t)pos;
+            count++;
+        }
+    } else {
+        while (pos < len) {
+            pos = gpt4_end(s, len, pos);
+            if (count < cap)
+                ends[count] = (int64_t)pos;
+            count++;
+        }
+    }
+    return count;
+}
