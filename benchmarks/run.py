@@ -28,13 +28,17 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import corpora  # noqa: E402  (benchmarks/corpora.py: standard library only)
 
-TRAINERS = ["ours_fast", "ours_reference", "hf_bytelevel", "hf_gpt4split", "sentencepiece", "rustbpe"]
+TRAINERS = ["ours_fast", "ours_python", "ours_reference", "hf_bytelevel", "hf_gpt4split", "sentencepiece", "rustbpe"]
 PEERS = ["hf_bytelevel", "hf_gpt4split", "sentencepiece", "rustbpe"]
+OURS = ["ours_fast", "ours_python"]  # our two trainers measured across the matrix
 SETUP = {
     "ours_fast": "tokenizers.bpe.BPETokenizer('gpt4').train(text, V, trainer='fast'); whole text as one "
-                 "string; GPT-4 (cl100k) split; pure Python, 1 thread",
-    "ours_reference": "same, trainer='reference' (recounts every pair at every merge); only at the "
-                      "reference point",
+                 "string; GPT-4 (cl100k) split; C core via ctypes, 1 thread (the worker asserts "
+                 "tokenizers.native.available(): 'fast' would fall back to Python otherwise)",
+    "ours_python": "same, trainer='python' (bpe_fast.train_fast: the same algorithm and merges); pure "
+                   "Python, 1 thread",
+    "ours_reference": "same, trainer='reference' (recounts every pair at every merge); pure Python; only at "
+                      "the reference point",
     "hf_bytelevel": "HF tokenizers: models.BPE() + pre_tokenizers.ByteLevel(add_prefix_space=False) (its "
                     "GPT-2 regex), BpeTrainer(vocab_size=V, min_frequency=0, initial_alphabet=ByteLevel.alphabet()),"
                     " train_from_iterator over ~64 KB blocks (cut after a newline followed by a letter, where the GPT-4 "
@@ -47,15 +51,20 @@ SETUP = {
                      "num_threads=T); one sentence per line; V counts 3 meta + 256 byte pieces; C++",
     "rustbpe": "rustbpe.Tokenizer().train_from_iterator(the same ~64 KB blocks, vocab_size=V, pattern=GPT-4 "
                "split (same as ours; the blocks split into exactly the chunks of the whole text)); Rust, rayon threads",
-    "encode": "encode_ordinary(text) on both sides (no special-token scan); ours: pass 1 in a fresh "
-              "process ('first'), then tok._reset_caches() and a pass with an empty chunk cache "
-              "('cold'), then a pass with the cache filled ('warm'); tiktoken: three identical passes "
-              "(it keeps no cache). 'own' = our model trained on the prose corpus at the largest vocab, "
-              "on the tiktoken side exported with bpe_io.to_tiktoken_encoding; 'cl100k_base' = "
-              "BPETokenizer.from_tiktoken vs tiktoken.get_encoding. Ids are checked equal.",
+    "encode": "encode_ordinary(text) on every side (no special-token scan). 'own' = our model trained on the "
+              "prose corpus at the largest vocab, on the tiktoken side exported with bpe_io.to_tiktoken_encoding; "
+              "'cl100k_base' = BPETokenizer.from_tiktoken vs tiktoken.get_encoding. Side 'ours' = "
+              "tok.encode_ordinary: with 'own' it runs in the C core (no chunk cache): 'first' = pass 1 in a "
+              "fresh process (includes building the C encoder), then tok._reset_caches() (the encoder is "
+              "rebuilt outside the timing, as tiktoken's load is) and two more passes 'cold' and 'warm', alike; "
+              "with cl100k_base it is pure Python (the C core serves trained models only), as ours_python. "
+              "Side 'ours_python' (own only) = tok.encode_ordinary_python: 'first' = pass 1 in a fresh process, "
+              "'cold' = after tok._reset_caches() (empty chunk cache), 'warm' = with the cache filled. "
+              "tiktoken: three identical passes (it keeps no cache). Ids of every side are checked equal "
+              "to tiktoken's.",
     "memory": "peak RSS of the child (VmHWM from /proc/self/status at the end: the whole process, "
               "interpreter + corpus text + training; 'before' = VmRSS once the text is read) training on "
-              "the 10 MB corpus",
+              "the 10 MB corpus; the goal is judged on ours_fast (C core), ours_python is given for information",
 }
 
 
@@ -112,6 +121,18 @@ def library_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def native_fingerprint() -> str:
+    """sha256 over the C core's sources, tokenizers/native/*.{c,h,py} (the built library's file name
+    carries its own digest, which also covers regex's version: see `native` in the JSON)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted((REPO / "tokenizers" / "native").glob("*")):
+        if f.suffix in (".c", ".h", ".py"):
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -140,6 +161,7 @@ def main() -> int:
 
     t_start = time.perf_counter()
     lib_before = library_fingerprint()
+    native_before = native_fingerprint()
     load_before = os.getloadavg()
     sizes = dict(corpora.SIZES)
     sizes["mem10"] = parse_size(args.mem_size)
@@ -169,6 +191,24 @@ def main() -> int:
     work = Path(args.work)
     run = Runner(args.python, work, args.threads, args.timeout)
 
+    # -- the C core: ours_fast and encoding side `ours` measure it, so it must load in the workers ----
+    native = run("native")
+    if "error" in native:
+        log(f"cannot ask the workers about the C core: {native['error']}")
+        return 2
+    native.pop("process_seconds", None)
+    if not native["available"] and ("ours_fast" in trainers or not args.no_encode):
+        if native["disabled"]:
+            fix = "it is disabled by TOKEN_LENS_NATIVE: unset it"
+        else:
+            fix = (f"it is not built for these sources and this regex version ({native['library']} is missing). "
+                   f"Build it from the repository root with `.venv/bin/python -m tokenizers.native.build` (or "
+                   f"`{args.python} -m tokenizers.native.build`; run.sh does this)")
+        log(f"ERROR: ours_fast and encoding side 'ours' measure the C core, but {fix}; or leave them out "
+            f"with --trainers (without ours_fast) and --no-encode.")
+        return 2
+    log(f"C core: {'loaded' if native['available'] else 'not loaded'} ({native['library']})")
+
     # -- corpora ---------------------------------------------------------------------------------
     enc_texts = [c for c in ("prose", "code") if c in train_corpora] or [train_corpora[-1]]
     need = set(train_corpora) | set(enc_texts) | ({ref_at[0]} if ref_at else set())
@@ -196,7 +236,7 @@ def main() -> int:
     for rep in range(reps):
         for corpus, vocab, impl in configs:
             extra = []
-            if rep == 0 and impl in ("ours_fast", "rustbpe"):
+            if rep == 0 and impl in ("ours_fast", "ours_python", "rustbpe"):
                 extra = ["--dump", dumps / f"{impl}_{corpus}_{vocab}.json"]
             r = run("train", impl, path[corpus], vocab, "--threads", args.threads, *extra)
             runs[(corpus, vocab, impl)].append(r)
@@ -214,16 +254,24 @@ def main() -> int:
             "errors": [r["error"] for r in rs if "error" in r]})
     T = {(r["corpus"], r["vocab"], r["impl"]): r for r in train_rows}
 
-    # merges agreement, ours vs rustbpe (same split, same tie rule: should be identical)
-    agreement = {}
-    for corpus in train_corpora:
-        for vocab in vocabs:
-            a, b = dumps / f"ours_fast_{corpus}_{vocab}.json", dumps / f"rustbpe_{corpus}_{vocab}.json"
-            if a.exists() and b.exists():
-                x, y = json.loads(a.read_text()), json.loads(b.read_text())
-                first_diff = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
-                agreement[f"{corpus}/{vocab}"] = {"tokens": len(x), "same_prefix": first_diff,
-                                                  "same_set": len(set(x) & set(y))}
+    # merges agreement, ours vs rustbpe (same split, same tie rule: should be identical); the dumps
+    # of this run only (rep 1 wrote them), so a stale file from an earlier run is never compared
+    agreements: dict[str, dict] = {}
+    for ours in OURS:
+        agreement = {}
+        for corpus in train_corpora:
+            for vocab in vocabs:
+                if not all(T.get((corpus, vocab, t), {}).get("median_s") for t in (ours, "rustbpe")):
+                    continue
+                a, b = dumps / f"{ours}_{corpus}_{vocab}.json", dumps / f"rustbpe_{corpus}_{vocab}.json"
+                if a.exists() and b.exists():
+                    x, y = json.loads(a.read_text()), json.loads(b.read_text())
+                    first_diff = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+                    agreement[f"{corpus}/{vocab}"] = {"tokens": len(x), "same_prefix": first_diff,
+                                                      "same_set": len(set(x) & set(y))}
+        if agreement:
+            agreements[ours] = agreement
+    agreement = agreements.get("ours_fast", {})
 
     # -- encoding --------------------------------------------------------------------------------
     enc_rows = []
@@ -233,15 +281,17 @@ def main() -> int:
         model_info = run("save-model", path[model_corpus], vmax, work / "own")
         if "error" in model_info:
             log("   ERROR", model_info["error"])
+        # ours_python only with our own vocab: with cl100k_base side `ours` is the same Python path
         enc_cfg = [(text, vocab, side) for text in enc_texts for vocab in ("own", "cl100k_base")
-                   for side in ("ours", "tiktoken") if not (vocab == "own" and "error" in model_info)]
+                   for side in (("ours", "ours_python", "tiktoken") if vocab == "own" else ("ours", "tiktoken"))
+                   if not (vocab == "own" and "error" in model_info)]
         eruns: dict[tuple, list[dict]] = {c: [] for c in enc_cfg}
         for rep in range(reps):
             for text, vocab, side in enc_cfg:
                 extra = ["--model", model_info["model"]] if vocab == "own" else []
                 r = run("encode", side, vocab, path[text], *extra)
                 eruns[(text, vocab, side)].append(r)
-                msg = f"[encode {rep + 1}/{reps}] {side:8s} {vocab:11s} {text:6s}: "
+                msg = f"[encode {rep + 1}/{reps}] {side:11s} {vocab:11s} {text:6s}: "
                 if "error" in r:
                     log(msg + "ERROR " + r["error"])
                 else:
@@ -260,6 +310,8 @@ def main() -> int:
             row["tokens"] = ok[0]["tokens"] if ok else None
             row["ids_sha"] = ok[0]["ids_sha"] if ok else None
             row["peak_rss_mb"] = max((r["peak_rss_mb"] for r in ok), default=None)
+            row["path"] = ("rust" if side == "tiktoken" else ok[0].get("path")) if ok else None
+            row["encoder_build_s"] = med([r.get("encoder_build_seconds") for r in ok])
             enc_rows.append(row)
     E = {(r["text"], r["vocab"], r["side"]): r for r in enc_rows}
 
@@ -294,14 +346,28 @@ def main() -> int:
     def ratio(a, b):
         return a / b if a is not None and b else None
 
+    info = []  # informational figures, judged against nothing (e.g. the pure-Python twins)
+
+    def note(name, where, measured, compare=None):
+        if measured is None:  # a side that was not measured (not in --trainers, or it failed)
+            return
+        info.append({"info": name, "where": where, "measured": measured, "compare": compare})
+
     big = [c for c in ("prose", "code") if c in train_corpora] or [train_corpora[-1]]
     for c in big:
         exact = c in ("prose", "code") and 3_900_000 <= cinfo[c]["bytes"] <= 5_100_000 and vmax == 8192
         ours = T.get((c, vmax, "ours_fast"), {}).get("median_s")
+        py = T.get((c, vmax, "ours_python"), {}).get("median_s")
+        where = f"{c} {fmt_bytes(cinfo[c]['bytes'])}, vocab {vmax}"
         for peer, tgt in (("hf_bytelevel", 0.5), ("sentencepiece", 1.5)):
             peer_s = T.get((c, vmax, peer), {}).get("median_s")
-            goal(f"train time ours/{peer}", f"{c} {fmt_bytes(cinfo[c]['bytes'])}, vocab {vmax}",
-                 ratio(ours, peer_s), "<=", tgt, exact)
+            goal(f"train time ours/{peer}", where, ratio(ours, peer_s), "<=", tgt, exact)
+        for peer, tgt in (("hf_bytelevel", 0.5), ("sentencepiece", 1.5)):
+            if "ours_python" in trainers:
+                note(f"train time ours_python/{peer}", where,
+                     ratio(py, T.get((c, vmax, peer), {}).get("median_s")), f"goal for ours_fast: <= {tgt}")
+        if "ours_python" in trainers and "ours_fast" in trainers:
+            note("train speed-up ours_python/ours_fast", where, ratio(py, ours))
     if ref_at and (ref_at[0], ref_at[1], "ours_reference") in T:
         c, v = ref_at
         ref = T[(c, v, "ours_reference")]["median_s"]
@@ -310,6 +376,9 @@ def main() -> int:
             fast = None
         goal("speed-up fast vs reference", f"{c} {fmt_bytes(cinfo[c]['bytes'])}, vocab {v}",
              ratio(ref, fast), ">=", 100, c == "sample" and abs(cinfo[c]["bytes"] - 185_000) < 5_000 and v == 512)
+        if (c, v, "ours_python") in T:
+            note("speed-up python vs reference", f"{c} {fmt_bytes(cinfo[c]['bytes'])}, vocab {v}",
+                 ratio(ref, T[(c, v, "ours_python")]["median_s"]), "goal for fast: >= 100")
     for text in enc_texts:
         for vocab, tgt in (("own", 0.5), ("cl100k_base", 0.4)):
             o, t = E.get((text, vocab, "ours")), E.get((text, vocab, "tiktoken"))
@@ -318,10 +387,19 @@ def main() -> int:
             for k in ("cold", "warm"):
                 goal(f"encode ours/tiktoken ({vocab}, {k})", f"{text} {fmt_bytes(cinfo[text]['bytes'])}",
                      ratio(o[f"{k}_mbps"], t[f"{k}_mbps"]), ">=", tgt, text in ("prose", "code"))
+            op = E.get((text, vocab, "ours_python"))
+            if op:
+                for k in ("cold", "warm"):
+                    note(f"encode ours_python/tiktoken ({vocab}, {k})", f"{text} {fmt_bytes(cinfo[text]['bytes'])}",
+                         ratio(op[f"{k}_mbps"], t[f"{k}_mbps"]), f"goal for ours: >= {tgt}")
     if "ours_fast" in M:
         m = M["ours_fast"]
         goal("peak RSS training (MB)", f"{m['corpus']} {fmt_bytes(m['bytes'])}, vocab {vmax}", m["peak_rss_mb"], "<=",
              300, m["corpus"] == "mem10" and abs(m["bytes"] - 10_000_000) < 500_000)
+    if "ours_python" in M:
+        m = M["ours_python"]
+        note("peak RSS training ours_python (MB)", f"{m['corpus']} {fmt_bytes(m['bytes'])}, vocab {vmax}",
+             m["peak_rss_mb"], "goal for ours_fast: <= 300")
 
     # -- report ----------------------------------------------------------------------------------
     total = time.perf_counter() - t_start
@@ -350,35 +428,50 @@ def main() -> int:
             versions[pkg] = None
     p("  versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     lib_after = library_fingerprint()
+    native_after = native_fingerprint()
+    native_end = run("native")
+    native_end.pop("process_seconds", None)
     p(f"  library tokenizers/*.py sha256 {lib_before}" + (
         "" if lib_after == lib_before else f" -> {lib_after}  (WARNING: the library changed during the run)"))
+    p(f"  C core tokenizers/native sources sha256 {native_before}" + (
+        "" if native_after == native_before else f" -> {native_after}  (WARNING: changed during the run)")
+      + f"; library {'loaded' if native['available'] else 'NOT loaded'}: {native['library']}"
+      + ("" if native_end.get("library") == native["library"] and native_end.get("available") == native["available"]
+         else f" (at the end: {'loaded' if native_end.get('available') else 'NOT loaded'}: "
+              f"{native_end.get('library', native_end.get('error'))}; WARNING: rebuilt during the run)"))
 
     p("")
     p("Training wall time, seconds (median; range over runs in brackets when > 1 run)")
     cols = [t for t in TRAINERS if t in trainers or (t == "ours_reference" and ref_at)]
-    head = f"{'corpus':7s} {'size':>9s} {'vocab':>5s} | " + " ".join(f"{c:>16s}" for c in cols)
-    p(head)
-    p("-" * len(head))
     stopped = []
+    table = []  # (corpus, vocab, cells)
     for c in train_corpora + ([ref_at[0]] if ref_at and ref_at[0] not in train_corpora and ref_at[0] in cinfo else []):
         for v in sorted(set(vocabs) | ({ref_at[1]} if ref_at and ref_at[0] == c else set())):
             cells = []
             for t in cols:
                 r = T.get((c, v, t))
                 if not r:
-                    cells.append(f"{'':>16s}")
+                    cells.append("")
                 elif r["median_s"] is None:
-                    cells.append(f"{'ERROR':>16s}")
+                    cells.append("ERROR")
                 else:
                     s = f"{r['median_s']:.3f}"
                     if r["vocab_out"] is not None and r["vocab_out"] != v:
                         s = "*" + s
                         stopped.append(f"{t} {c}/{v}: vocab {r['vocab_out']}")
                     if len(r["runs_s"]) > 1:
-                        s += f" [{min(r['runs_s']):.2f}-{max(r['runs_s']):.2f}]"
-                    cells.append(f"{s:>16s}")
-            if any(x.strip() for x in cells):
-                p(f"{c:7s} {fmt_bytes(cinfo[c]['bytes']):>9s} {v:5d} | " + " ".join(cells))
+                        lo, hi = min(r["runs_s"]), max(r["runs_s"])
+                        d = 3 if hi < 1 else 2  # milliseconds show (the C core trains in 0.01-0.3 s)
+                        s += f" [{lo:.{d}f}-{hi:.{d}f}]"
+                    cells.append(s)
+            if any(cells):
+                table.append((c, v, cells))
+    W = max([16] + [len(x) for _, _, cells in table for x in cells])
+    head = f"{'corpus':7s} {'size':>9s} {'vocab':>5s} | " + " ".join(f"{c:>{W}s}" for c in cols)
+    p(head)
+    p("-" * len(head))
+    for c, v, cells in table:
+        p(f"{c:7s} {fmt_bytes(cinfo[c]['bytes']):>9s} {v:5d} | " + " ".join(f"{x:>{W}s}" for x in cells))
     if stopped:
         p("  * ended with another vocab size than asked (no pair left to merge, or the trainer's own rule): "
           + "; ".join(stopped))
@@ -388,36 +481,41 @@ def main() -> int:
     p("-" * len(head))
     for c in train_corpora:
         for v in vocabs:
-            cells = [f"{T[(c, v, t)]['peak_rss_mb']:>16.0f}" if T.get((c, v, t)) and T[(c, v, t)]["peak_rss_mb"]
-                     else f"{'':>16s}" for t in cols]
+            cells = [f"{T[(c, v, t)]['peak_rss_mb']:>{W}.0f}" if T.get((c, v, t)) and T[(c, v, t)]["peak_rss_mb"]
+                     else f"{'':>{W}s}" for t in cols]
             p(f"{c:7s} {fmt_bytes(cinfo[c]['bytes']):>9s} {v:5d} | " + " ".join(cells))
     peers = [t for t in PEERS if t in trainers]
-    if "ours_fast" in trainers and peers:
+    for ours in [o for o in OURS if o in trainers]:
+        others = peers + (["ours_fast"] if ours == "ours_python" and "ours_fast" in trainers else [])
+        if not others:
+            continue
         p("")
-        p("Ratios: ours_fast time / peer time (lower is better for us)")
-        head2 = f"{'corpus':7s} {'vocab':>5s} | " + " ".join(f"{'ours/' + t:>20s}" for t in peers)
+        p(f"Ratios: {ours} time / other time (lower is better for {ours})"
+          + ("  [information: the goals are judged on ours_fast]" if ours == "ours_python" else ""))
+        short = ours.split("_")[1]  # fast / python
+        head2 = f"{'corpus':7s} {'vocab':>5s} | " + " ".join(f"{short + '/' + t:>22s}" for t in others)
         p(head2)
         p("-" * len(head2))
         for c in train_corpora:
             for v in vocabs:
-                o = T.get((c, v, "ours_fast"), {}).get("median_s")
+                o = T.get((c, v, ours), {}).get("median_s")
                 cells = []
-                for t in peers:
+                for t in others:
                     q = ratio(o, T.get((c, v, t), {}).get("median_s"))
-                    cells.append(f"{q:>19.2f}x" if q is not None else f"{'-':>20s}")
+                    cells.append(f"{q:>21.2f}x" if q is not None else f"{'-':>22s}")
                 p(f"{c:7s} {v:5d} | " + " ".join(cells))
-    if agreement:
+    for ours, agr in agreements.items():
         p("")
-        p("Merges, ours_fast vs rustbpe (same split): tokens in the same order before the first "
+        p(f"Merges, {ours} vs rustbpe (same split): tokens in the same order before the first "
           "difference / tokens in common")
         p("  " + "; ".join(f"{k}: {a['same_prefix']}/{a['tokens']}, {a['same_set']} common"
-                           for k, a in agreement.items()))
+                           for k, a in agr.items()))
 
     if enc_rows:
         p("")
         p(f"Encoding throughput, MB/s (median; 'own' = our model trained on {model_corpus} at vocab {vmax})")
-        head3 = (f"{'text':6s} {'size':>9s} {'vocab':12s} {'side':9s} | {'first':>7s} {'cold':>7s} {'warm':>7s}"
-                 f" | {'tokens':>9s} {'load s':>7s} {'RSS MB':>7s} ids")
+        head3 = (f"{'text':6s} {'size':>9s} {'vocab':12s} {'side':11s} {'path':6s} | {'first':>7s} {'cold':>7s}"
+                 f" {'warm':>7s} | {'tokens':>9s} {'load s':>7s} {'RSS MB':>7s} ids")
         p(head3)
         p("-" * len(head3))
         for r in enc_rows:
@@ -427,7 +525,9 @@ def main() -> int:
 
             def f(x):
                 return f"{x:7.2f}" if x is not None else f"{'ERR':>7s}"
-            p(f"{r['text']:6s} {fmt_bytes(r['bytes']):>9s} {r['vocab']:12s} {r['side']:9s} | {f(r['first_mbps'])} "
+            path_ = "Rust" if r["side"] == "tiktoken" else {"native": "C", "python": "Python"}.get(r["path"], "?")
+            p(f"{r['text']:6s} {fmt_bytes(r['bytes']):>9s} {r['vocab']:12s} {r['side']:11s} {path_:6s} | "
+              f"{f(r['first_mbps'])} "
               f"{f(r['cold_mbps'])} {f(r['warm_mbps'])} | {r['tokens'] or 0:9d} {r['load_s'] or 0:7.2f} "
               f"{r['peak_rss_mb'] or 0:7.0f} {same}")
         p("  ratios ours/tiktoken: " + "; ".join(
@@ -435,6 +535,15 @@ def main() -> int:
             f" cold {ratio(E[(t, v, 'ours')]['cold_mbps'], E[(t, v, 'tiktoken')]['cold_mbps']) or 0:.2f}"
             f" warm {ratio(E[(t, v, 'ours')]['warm_mbps'], E[(t, v, 'tiktoken')]['warm_mbps']) or 0:.2f}"
             for t in enc_texts for v in ("own", "cl100k_base") if (t, v, "ours") in E and (t, v, "tiktoken") in E))
+        py_ratios = [f"{t}/own " + " ".join(
+            f"{k} {ratio(E[(t, 'own', 'ours_python')][k + '_mbps'], E[(t, 'own', 'tiktoken')][k + '_mbps']) or 0:.2f}"
+            for k in ("first", "cold", "warm"))
+            for t in enc_texts if (t, "own", "ours_python") in E and (t, "own", "tiktoken") in E]
+        if py_ratios:
+            p("  ratios ours_python/tiktoken: " + "; ".join(py_ratios))
+        builds = [f"{r['text']} {1000 * r['encoder_build_s']:.0f} ms" for r in enc_rows if r.get("encoder_build_s")]
+        if builds:
+            p("  C encoder build (in 'first', outside 'cold'/'warm'): " + ", ".join(builds))
 
     if mem_rows:
         p("")
@@ -449,6 +558,14 @@ def main() -> int:
         m = g["measured"]
         ms = "-" if m is None else (f"{m:.0f}" if "RSS" in g["goal"] else f"{m:.3f}")
         p(f"  {g['verdict']:5s} {g['goal']:40s} {g['where']:28s} measured {ms:>9s}  target {g['op']} {g['target']}")
+    if info:
+        p("")
+        p("Information (not goals: the pure-Python twins, and the C core against them)")
+        for g in info:
+            m = g["measured"]
+            ms = "-" if m is None else (f"{m:.0f}" if "RSS" in g["info"] else f"{m:.3f}")
+            p(f"  info  {g['info']:40s} {g['where']:28s} measured {ms:>9s}"
+              + (f"  ({g['compare']})" if g["compare"] else ""))
     errors = [(r["corpus"], r["vocab"], r["impl"], e) for r in train_rows for e in r["errors"]]
     errors += [(r["text"], r["vocab"], r["side"], e) for r in enc_rows for e in r["errors"]]
     if errors:
@@ -463,9 +580,12 @@ def main() -> int:
         "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "platform": platform.platform(),
                     "loadavg_start": load_before, "loadavg_end": load_after},
         "versions": versions, "library_sha256": lib_before, "library_changed_during_run": lib_after != lib_before,
+        "native_sources_sha256": native_before, "native_changed_during_run": native_after != native_before,
+        "native": native, "native_end": native_end,
         "corpora": {n: {k: i[k] for k in ("bytes", "sha256", "sources")} for n, i in cinfo.items()},
         "train": train_rows, "merge_agreement_ours_vs_rustbpe": agreement, "encode": enc_rows,
-        "encode_model": model_info, "memory": mem_rows, "goals": goals}
+        "encode_model": model_info, "memory": mem_rows, "goals": goals,
+        "merge_agreement_vs_rustbpe": agreements, "info": info}
     report = "\n".join(out)
     line = json.dumps(summary, separators=(",", ":"))
     print(report)

@@ -15,4 +15,8 @@ if ! (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.provision --check >/dev/
   echo "provisioning vocabulary files ..." >&2
   (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.provision >&2)
 fi
+# the C core (tokenizers/native), which ours_fast and encoding side `ours` measure: built into the
+# repository's cache (.cache/token-lens/native) under a name that carries a digest of its sources and
+# of regex's version, so this is a no-op when the app's venv (same regex pin) has already built it
+(cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.native.build >&2)
 exec "$VENV/bin/python" "$HERE/run.py" "$@"

@@ -7,9 +7,11 @@ tasks that measure this project put the repository on sys.path, and then explici
 
 Tasks:
   train IMPL CORPUS VOCAB [--threads N] [--dump FILE]
-        IMPL: ours_fast | ours_reference | hf_bytelevel | hf_gpt4split | sentencepiece | rustbpe
+        IMPL: ours_fast (the C core: fails when it is not built) | ours_python | ours_reference |
+              hf_bytelevel | hf_gpt4split | sentencepiece | rustbpe
   save-model CORPUS VOCAB OUT_PREFIX          train ours (fast) and save a minbpe .model
-  encode SIDE VOCAB TEXT [--model FILE]       SIDE: ours | tiktoken; VOCAB: own | cl100k_base
+  encode SIDE VOCAB TEXT [--model FILE]       SIDE: ours | ours_python | tiktoken; VOCAB: own | cl100k_base
+  native                                      whether the project's C core loads, and its library
 """
 
 from __future__ import annotations
@@ -38,6 +40,30 @@ BLOCK = 65536  # rustbpe and Hugging Face get the text as ~64 KB blocks (see blo
 def use_repo() -> None:
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+
+
+NATIVE_HINT = ("build it from the repository root with `.venv/bin/python -m tokenizers.native.build` "
+               "(or `benchmarks/.venv/bin/python -m tokenizers.native.build`; run.sh does this)")
+
+
+def native_info() -> dict:
+    """Whether the project's C core (tokenizers/native) loads in this interpreter, and which file."""
+    use_repo()
+    from tokenizers import native
+
+    return {"available": native.available(), "disabled": native.disabled(),
+            "library": str(native.library_path()), "exists": native.library_path().exists()}
+
+
+def require_native(what: str) -> None:
+    """Fail with a clear message when the C core is not loaded (ours_fast and side `ours` measure it)."""
+    info = native_info()
+    if not info["available"]:
+        if info["disabled"]:
+            raise SystemExit(f"{what} measures the C core, which is disabled by TOKEN_LENS_NATIVE="
+                             f"{os.environ.get('TOKEN_LENS_NATIVE', '')}: unset it")
+        raise SystemExit(f"{what} measures the C core, which is not built for these sources and this regex "
+                         f"version ({info['library']} is missing): {NATIVE_HINT}")
 
 
 def _status_kb(field: str) -> float | None:
@@ -96,10 +122,14 @@ def train(impl: str, corpus: str, vocab: int, threads: int, dump: str | None) ->
     text = read(corpus)
     out: dict = {"impl": impl, "vocab": vocab, "text_bytes": len(text.encode("utf-8"))}
     rss_before = rss_mb()
-    if impl in ("ours_fast", "ours_reference"):
+    if impl in ("ours_fast", "ours_python", "ours_reference"):
         use_repo()
+        from tokenizers import native
         from tokenizers.bpe import BPETokenizer
 
+        if impl == "ours_fast":  # trainer="fast" is the C core when it is loaded: make sure it is
+            require_native("ours_fast")
+        out["native"] = native.available()
         tok = BPETokenizer("gpt4")
         assert tok.pattern == GPT4, "the project's GPT-4 pattern changed; update worker.GPT4"
         t0 = time.perf_counter()
@@ -168,12 +198,15 @@ def save_model(corpus: str, vocab: int, prefix: str) -> dict:
     from tokenizers import bpe_io
     from tokenizers.bpe import BPETokenizer
 
+    from tokenizers import native
+
     tok = BPETokenizer("gpt4", name="bench_bpe")
     t0 = time.perf_counter()
-    tok.train(read(corpus), vocab)
+    tok.train(read(corpus), vocab)  # trainer="fast": C when built, else Python (same merges)
     seconds = time.perf_counter() - t0
     model, _ = bpe_io.save(tok, prefix)
-    return {"model": str(model), "seconds": seconds, "vocab_out": tok.vocab_size}
+    return {"model": str(model), "seconds": seconds, "vocab_out": tok.vocab_size,
+            "trainer": "native" if native.available() else "python"}
 
 
 # -- encoding ---------------------------------------------------------------------------------------
@@ -190,7 +223,7 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
         if side == "tiktoken":
             enc = bpe_io.to_tiktoken_encoding(tok)
     else:
-        if side == "ours":
+        if side in ("ours", "ours_python"):
             from tokenizers.bpe import BPETokenizer
 
             tok = BPETokenizer.from_tiktoken(vocab)
@@ -205,15 +238,31 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
         ids = fn(text)
         return time.perf_counter() - t, ids
 
-    if side == "ours":
-        # first: a fresh process (for cl100k this includes recovering merges lazily);
-        # cold: after tok._reset_caches() (empty chunk cache); warm: again with the cache filled.
-        first, ids = timed(tok.encode_ordinary)
+    if side in ("ours", "ours_python"):
+        # side ours: encode_ordinary, which runs in the C core for a trained model (own vocab; no
+        # chunk cache then) and in Python for cl100k_base (the C core serves trained models only;
+        # tiktoken-derived ranks stay on the Python path). side ours_python: encode_ordinary_python.
+        # first: a fresh process (this includes building the C encoder from the merges, or for
+        # cl100k recovering merges lazily); cold: after tok._reset_caches() (empty chunk cache;
+        # it also drops the C encoder, which is rebuilt outside the timing: set-up, like tiktoken's
+        # Encoding in load_seconds); warm: again (with the chunk cache filled; C caches nothing).
+        if side == "ours" and vocab == "own":
+            require_native("side `ours` (own vocab)")
+        fn = tok.encode_ordinary if side == "ours" else tok.encode_ordinary_python
+        first, ids = timed(fn)
+        native = side == "ours" and tok._native_encoder() is not None
+        if side == "ours" and vocab == "own":
+            assert native, "encode_ordinary did not take the C path for a trained model"
         tok._reset_caches()
-        cold, ids2 = timed(tok.encode_ordinary)
-        warm, ids3 = timed(tok.encode_ordinary)
+        if native:
+            t = time.perf_counter()
+            tok._native_encoder()
+            out["encoder_build_seconds"] = time.perf_counter() - t
+        cold, ids2 = timed(fn)
+        warm, ids3 = timed(fn)
         assert ids == ids2 == ids3
-        out["cache_entries"] = len(tok._chunk_cache)
+        out["path"] = "native" if native else "python"
+        out["cache_entries"] = len(tok._chunk_cache)  # 0 on the C path: it does not fill it
     else:
         # tiktoken keeps no cache between calls: three identical passes, reported the same way
         first, ids = timed(enc.encode_ordinary)
@@ -233,18 +282,21 @@ def main() -> None:
     t.add_argument("vocab", type=int)
     t.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     t.add_argument("--dump")
+    sub.add_parser("native")
     s = sub.add_parser("save-model")
     s.add_argument("corpus")
     s.add_argument("vocab", type=int)
     s.add_argument("prefix")
     e = sub.add_parser("encode")
-    e.add_argument("side", choices=["ours", "tiktoken"])
+    e.add_argument("side", choices=["ours", "ours_python", "tiktoken"])
     e.add_argument("vocab")
     e.add_argument("text")
     e.add_argument("--model")
     a = ap.parse_args()
     if a.task == "train":
         res = train(a.impl, a.corpus, a.vocab, a.threads, a.dump)
+    elif a.task == "native":
+        res = native_info()
     elif a.task == "save-model":
         res = save_model(a.corpus, a.vocab, a.prefix)
     else:
