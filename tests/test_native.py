@@ -143,9 +143,36 @@ def test_loaded_model_encodes_the_same(trained, tmp_path):
     assert back.encode_ordinary(text) == tok.encode_ordinary(text) == tok.encode_ordinary_python(text)
 
 
-def test_tiktoken_vocabularies_stay_on_their_own_path():
-    tok = BPETokenizer.from_tiktoken("gpt2")
-    assert tok._native_encoder() is None  # ranks, not trained merges: the Python rule serves them
+@pytest.fixture(scope="module")
+def cl100k():
+    from tokenizers.openai import get_encoding
+
+    return BPETokenizer.from_tiktoken("cl100k_base"), get_encoding("cl100k_base")
+
+
+def test_cl100k_reproduction_runs_in_c_with_tiktokens_ids(cl100k):
+    tok, enc = cl100k
+    assert tok._native_encoder() is not None  # cl100k's split is the GPT-4 pattern, ranks rule
+    texts = [*TRICKY_TEXTS, varied_text(400_000, seed=3), " " * 3000 + "x", "a" * 5000, "🙂" * 300,
+             "1234567890" * 50, "ſ'S 'LL\r\n\r\n  \n x"]
+    for text in texts:
+        assert tok.encode_ordinary(text) == enc.encode_ordinary(text), text[:40]
+    assert tok.encode_ordinary_python(texts[-1]) == enc.encode_ordinary(texts[-1])
+    part = texts[len(TRICKY_TEXTS)][:60_000]
+    assert tok.encode_ordinary_python(part) == tok.encode_ordinary(part)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=300))
+def test_cl100k_reproduction_fuzzed(cl100k, text):
+    tok, enc = cl100k
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "o200k_base"])
+def test_patterns_c_does_not_know_stay_in_python(name):
+    tok = BPETokenizer.from_tiktoken(name)
+    assert tok._native_encoder() is None  # tiktoken's own GPT-2 and o200k patterns: regex cuts
 
 
 def test_switched_off_by_environment():

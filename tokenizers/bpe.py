@@ -316,16 +316,18 @@ class BPETokenizer(Tokenizer):
         return tuple(self._apply_rule(data))
 
     def _native_encoder(self):
-        """(mode, C encoder) for a trained model whose split the C core knows; None otherwise
-        (tiktoken-derived ranks, a custom pattern, or no C core)."""
+        """(mode, C encoder) when the C core knows this model's split (GPT-2, GPT-4 or none);
+        None otherwise (a custom pattern, or no C core). Trained models go by their merges,
+        tiktoken vocabularies by their ranks."""
         if self._native is None:
             self._native = False
-            if self._ranks is None and native.available():
+            if native.available():
                 from .native import api
 
                 mode = api.mode_of(self.pattern)
                 if mode is not None:
-                    self._native = (mode, api.Encoder(self.byte_ids, self.merges, self._bytes_to_id))
+                    merges = self.merges if self._ranks is None else None
+                    self._native = (mode, api.Encoder(self.byte_ids, merges, self._bytes_to_id))
         return self._native or None
 
     def encode_ordinary(self, text: str) -> list[int]:

@@ -25,8 +25,8 @@ def declare(lib: ctypes.CDLL) -> None:
         "tl_chunks_tokens": ([c_void_p], c_int64),
         "tl_chunks_get": ([c_void_p, c_int64, c_char_p, i64p], c_int64),
         "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64], c_int64),
-        "tl_encoder_new": ([c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p, c_void_p,
-                            c_int64], c_void_p),
+        "tl_encoder_new": ([c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p,
+                            c_void_p, c_int64], c_void_p),
         "tl_encoder_free": ([c_void_p], None),
         "tl_encode": ([c_void_p, c_int, c_char_p, c_int64, c_void_p], c_int64),
     }
@@ -157,10 +157,16 @@ def train(chunks: Chunks, num_merges: int,
 
 
 class Encoder:
-    """A trained model's merges in C: encode(mode, data) gives BPETokenizer.encode_ordinary's ids."""
+    """A BPE model in C: encode(mode, data) gives BPETokenizer.encode_ordinary's ids. With `merges`
+    (a model trained here) the pair with the lowest merged id goes first; with merges=None, tiktoken's
+    rule: `whole` holds every token's rank, and the adjacent parts whose joined bytes rank lowest go
+    first."""
 
-    def __init__(self, byte_ids: list[int], merges: dict[tuple[int, int], int], whole: dict[bytes, int]):
+    def __init__(self, byte_ids: list[int], merges: dict[tuple[int, int], int] | None,
+                 whole: dict[bytes, int]):
         self._lib = _lib()
+        by_ranks = merges is None
+        merges = {} if merges is None else merges
         pa = array("i", (p[0] for p in merges))
         pb = array("i", (p[1] for p in merges))
         new = array("i", merges.values())
@@ -171,7 +177,7 @@ class Encoder:
             starts.append(starts[-1] + len(t))
         ids = array("i", (i for _, i in toks))
         bids = array("i", byte_ids)
-        self._h = self._lib.tl_encoder_new(_addr(bids), _addr(pa), _addr(pb), _addr(new), len(new),
+        self._h = self._lib.tl_encoder_new(int(by_ranks), _addr(bids), _addr(pa), _addr(pb), _addr(new), len(new),
                                            blob, _addr(starts), _addr(ids), len(ids))
         if not self._h:
             raise MemoryError("native core: out of memory")

@@ -424,10 +424,18 @@ out:
 
 /* ---- encoding ------------------------------------------------------------------------------- */
 
+/* Two rules, one encoder:
+   - merges (a model trained here, minbpe's rule): the pair (a, b) with the lowest merged id is
+     merged first; `merges` maps (a, b) to that id;
+   - ranks (tiktoken's rule, for BPETokenizer.from_tiktoken): the two adjacent parts whose joined
+     bytes have the lowest rank are merged first; the id of a part is the rank of its bytes, which
+     `whole` holds for every token. A part is always a contiguous slice of the chunk, so the rank
+     of a pair is a look-up of the slice from the pair's first byte to its last. */
 typedef struct {
+    int by_ranks;
     int32_t byte_ids[256];
     pairmap merges; /* (a, b) -> merged id; a lower id is an earlier merge, so it is also the rank */
-    strtab whole;   /* token bytes -> id, for the whole-chunk shortcut */
+    strtab whole;   /* token bytes -> id: the whole-chunk shortcut, and the ranks of the rank rule */
     int32_t *buf; int64_t capbuf;   /* scratch for one chunk's symbols */
     int32_t *rk; int64_t caprk;     /* scratch: rank of the pair at each position */
 } tl_encoder;
@@ -437,11 +445,12 @@ void tl_encoder_free(tl_encoder *e) {
     pm_free(&e->merges); st_free(&e->whole); free(e->buf); free(e->rk); free(e);
 }
 
-tl_encoder *tl_encoder_new(const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
+tl_encoder *tl_encoder_new(int by_ranks, const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
                            const int32_t *pnew, int64_t npairs, const uint8_t *tok_bytes,
                            const int64_t *tok_start, const int32_t *tok_id, int64_t ntok) {
     tl_encoder *e = calloc(1, sizeof *e);
     if (!e) return NULL;
+    e->by_ranks = by_ranks;
     memcpy(e->byte_ids, byte_ids, sizeof e->byte_ids);
     if (pm_init(&e->merges, npairs + 16) || st_init(&e->whole)) goto fail;
     for (int64_t i = 0; i < npairs; i++)
@@ -460,10 +469,38 @@ fail:
 }
 
 #define NEVER INT32_MAX
+#define SHORT_CHUNK 64 /* longer chunks go to the heap-based bpe_long */
 
 static int32_t rank_of(const tl_encoder *e, int32_t a, int32_t b) {
     int32_t r = pm_get(&e->merges, pkey(a, b));
     return r < 0 ? NEVER : r;
+}
+
+static int32_t rank_of_bytes(const tl_encoder *e, const uint8_t *p, int64_t len) {
+    int64_t r = st_get(&e->whole, p, len);
+    return r < 0 ? NEVER : (int32_t)r;
+}
+
+/* tiktoken's rule on a short chunk: part k is p[b[k] .. b[k+1]); merge the adjacent two parts whose
+   joined bytes rank lowest, leftmost first (BPETokenizer's _merge_by_byte_ranks). */
+static int64_t bpe_short_ranks(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+    int64_t b[SHORT_CHUNK + 1];
+    int32_t *rk = e->rk;
+    int64_t m = n; /* parts */
+    for (int64_t i = 0; i <= n; i++) b[i] = i;
+    for (int64_t i = 0; i + 1 < m; i++) rk[i] = rank_of_bytes(e, p + b[i], b[i + 2] - b[i]);
+    while (m > 1) {
+        int64_t best = 0;
+        for (int64_t i = 1; i + 1 < m; i++) if (rk[i] < rk[best]) best = i;
+        if (rk[best] == NEVER) break;
+        memmove(b + best + 1, b + best + 2, (size_t)(m - best - 1) * sizeof *b);
+        memmove(rk + best, rk + best + 1, (size_t)(m - best - 2) * sizeof *rk);
+        m--;
+        if (best + 1 < m) rk[best] = rank_of_bytes(e, p + b[best], b[best + 2] - b[best]);
+        if (best > 0) rk[best - 1] = rank_of_bytes(e, p + b[best - 1], b[best + 1] - b[best - 1]);
+    }
+    for (int64_t k = 0; k < m; k++) out[k] = rank_of_bytes(e, p + b[k], b[k + 1] - b[k]);
+    return m;
 }
 
 /* minbpe's rule on one chunk: merge the adjacent pair with the lowest merge id, leftmost first,
@@ -521,9 +558,10 @@ static mergeent m_pop(mheap *h) {
     return top;
 }
 
-/* pair (v[i], v[j]) onto the heap if it has a merge */
-static int m_offer(tl_encoder *e, mheap *h, const int32_t *v, int64_t i, int64_t j) {
-    int32_t r = rank_of(e, v[i], v[j]);
+/* the pair of nodes i and j (j's part ends at byte `end`) onto the heap if it has a merge */
+static int m_offer(tl_encoder *e, mheap *h, const uint8_t *p, const int32_t *v, int64_t i, int64_t j,
+                   int64_t end) {
+    int32_t r = e->by_ranks ? rank_of_bytes(e, p + i, end - i) : rank_of(e, v[i], v[j]);
     return r == NEVER ? 0 : m_push(h, (mergeent){r, i, v[i], v[j]});
 }
 
@@ -536,8 +574,9 @@ static int64_t bpe_long(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out
     int32_t *v = out;
     if (!nxt || !prv || !alive) goto done;
     for (int64_t i = 0; i < n; i++) { v[i] = e->byte_ids[p[i]]; nxt[i] = i + 1; prv[i] = i - 1; alive[i] = 1; }
+    /* node i is the part that starts at byte i and ends where the next live node starts */
     for (int64_t i = 0; i + 1 < n; i++)
-        if (m_offer(e, &h, v, i, i + 1)) goto done;
+        if (m_offer(e, &h, p, v, i, i + 1, i + 2)) goto done;
     while (h.n) {
         mergeent top = m_pop(&h);
         int64_t i = top.pos, j = alive[i] ? nxt[i] : n;
@@ -546,8 +585,8 @@ static int64_t bpe_long(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out
         alive[j] = 0;
         nxt[i] = nxt[j];
         if (nxt[i] < n) prv[nxt[i]] = i;
-        if (prv[i] >= 0 && m_offer(e, &h, v, prv[i], i)) goto done;
-        if (nxt[i] < n && m_offer(e, &h, v, i, nxt[i])) goto done;
+        if (prv[i] >= 0 && m_offer(e, &h, p, v, prv[i], i, nxt[i])) goto done;
+        if (nxt[i] < n && m_offer(e, &h, p, v, i, nxt[i], nxt[nxt[i]])) goto done;
     }
     res = 0;
     for (int64_t i = 0; i < n; i++) if (alive[i]) v[res++] = v[i];
@@ -556,13 +595,11 @@ done:
     return res;
 }
 
-#define SHORT_CHUNK 64
-
 static int64_t encode_chunk(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
     int64_t whole = st_get(&e->whole, p, n);
     if (whole >= 0) { out[0] = (int32_t)whole; return 1; } /* the chunk is itself a token */
     if (n > SHORT_CHUNK) return bpe_long(e, p, n, out);
-    return bpe_short(e, p, n, out);
+    return e->by_ranks ? bpe_short_ranks(e, p, n, out) : bpe_short(e, p, n, out);
 }
 
 /* Encode s[0..n): cut it with `mode` (0: no split) and BPE each chunk. out must hold n ids (a
