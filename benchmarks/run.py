@@ -54,11 +54,11 @@ SETUP = {
     "encode": "encode_ordinary(text) on every side (no special-token scan). 'own' = our model trained on the "
               "prose corpus at the largest vocab, on the tiktoken side exported with bpe_io.to_tiktoken_encoding; "
               "'cl100k_base' = BPETokenizer.from_tiktoken vs tiktoken.get_encoding. Side 'ours' = "
-              "tok.encode_ordinary: with 'own' it runs in the C core (no chunk cache): 'first' = pass 1 in a "
+              "tok.encode_ordinary, which runs in the C core (no chunk cache; minbpe's merge rule for 'own', "
+              "tiktoken's rank rule for cl100k_base): 'first' = pass 1 in a "
               "fresh process (includes building the C encoder), then tok._reset_caches() (the encoder is "
-              "rebuilt outside the timing, as tiktoken's load is) and two more passes 'cold' and 'warm', alike; "
-              "with cl100k_base it is pure Python (the C core serves trained models only), as ours_python. "
-              "Side 'ours_python' (own only) = tok.encode_ordinary_python: 'first' = pass 1 in a fresh process, "
+              "rebuilt outside the timing, as tiktoken's load is) and two more passes 'cold' and 'warm', alike. "
+              "Side 'ours_python' = tok.encode_ordinary_python: 'first' = pass 1 in a fresh process, "
               "'cold' = after tok._reset_caches() (empty chunk cache), 'warm' = with the cache filled. "
               "tiktoken: three identical passes (it keeps no cache). Ids of every side are checked equal "
               "to tiktoken's.",
@@ -281,9 +281,8 @@ def main() -> int:
         model_info = run("save-model", path[model_corpus], vmax, work / "own")
         if "error" in model_info:
             log("   ERROR", model_info["error"])
-        # ours_python only with our own vocab: with cl100k_base side `ours` is the same Python path
         enc_cfg = [(text, vocab, side) for text in enc_texts for vocab in ("own", "cl100k_base")
-                   for side in (("ours", "ours_python", "tiktoken") if vocab == "own" else ("ours", "tiktoken"))
+                   for side in ("ours", "ours_python", "tiktoken")
                    if not (vocab == "own" and "error" in model_info)]
         eruns: dict[tuple, list[dict]] = {c: [] for c in enc_cfg}
         for rep in range(reps):
@@ -535,13 +534,15 @@ def main() -> int:
             f" cold {ratio(E[(t, v, 'ours')]['cold_mbps'], E[(t, v, 'tiktoken')]['cold_mbps']) or 0:.2f}"
             f" warm {ratio(E[(t, v, 'ours')]['warm_mbps'], E[(t, v, 'tiktoken')]['warm_mbps']) or 0:.2f}"
             for t in enc_texts for v in ("own", "cl100k_base") if (t, v, "ours") in E and (t, v, "tiktoken") in E))
-        py_ratios = [f"{t}/own " + " ".join(
-            f"{k} {ratio(E[(t, 'own', 'ours_python')][k + '_mbps'], E[(t, 'own', 'tiktoken')][k + '_mbps']) or 0:.2f}"
+        py_ratios = [f"{t}/{v} " + " ".join(
+            f"{k} {ratio(E[(t, v, 'ours_python')][k + '_mbps'], E[(t, v, 'tiktoken')][k + '_mbps']) or 0:.2f}"
             for k in ("first", "cold", "warm"))
-            for t in enc_texts if (t, "own", "ours_python") in E and (t, "own", "tiktoken") in E]
+            for t in enc_texts for v in ("own", "cl100k_base")
+            if (t, v, "ours_python") in E and (t, v, "tiktoken") in E]
         if py_ratios:
             p("  ratios ours_python/tiktoken: " + "; ".join(py_ratios))
-        builds = [f"{r['text']} {1000 * r['encoder_build_s']:.0f} ms" for r in enc_rows if r.get("encoder_build_s")]
+        builds = [f"{r['text']}/{r['vocab']} {1000 * r['encoder_build_s']:.0f} ms" for r in enc_rows
+                  if r.get("encoder_build_s")]
         if builds:
             p("  C encoder build (in 'first', outside 'cold'/'warm'): " + ", ".join(builds))
 

@@ -239,20 +239,20 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
         return time.perf_counter() - t, ids
 
     if side in ("ours", "ours_python"):
-        # side ours: encode_ordinary, which runs in the C core for a trained model (own vocab; no
-        # chunk cache then) and in Python for cl100k_base (the C core serves trained models only;
-        # tiktoken-derived ranks stay on the Python path). side ours_python: encode_ordinary_python.
+        # side ours: encode_ordinary, which runs in the C core (no chunk cache then): minbpe's merge
+        # rule for our own model, tiktoken's rank rule for cl100k_base (its split is the GPT-4
+        # pattern the C pre-tokenizer knows). side ours_python: encode_ordinary_python.
         # first: a fresh process (this includes building the C encoder from the merges, or for
         # cl100k recovering merges lazily); cold: after tok._reset_caches() (empty chunk cache;
         # it also drops the C encoder, which is rebuilt outside the timing: set-up, like tiktoken's
         # Encoding in load_seconds); warm: again (with the chunk cache filled; C caches nothing).
-        if side == "ours" and vocab == "own":
-            require_native("side `ours` (own vocab)")
+        if side == "ours":
+            require_native(f"side `ours` ({vocab})")
         fn = tok.encode_ordinary if side == "ours" else tok.encode_ordinary_python
         first, ids = timed(fn)
         native = side == "ours" and tok._native_encoder() is not None
-        if side == "ours" and vocab == "own":
-            assert native, "encode_ordinary did not take the C path for a trained model"
+        if side == "ours":
+            assert native, f"encode_ordinary did not take the C path ({vocab})"
         tok._reset_caches()
         if native:
             t = time.perf_counter()
