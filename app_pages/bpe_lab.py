@@ -15,6 +15,8 @@ from ui.spans import render_spans
 
 K = "lab_"
 MAX_VOCAB = 8192
+ENGINES = {"native": "C core", "python": "pure Python: no C core built on this machine",
+           "reference": "reference trainer"}
 MAX_TRAIN_CHARS = 2_000_000       # bounds training to a couple of seconds
 STEP_TEXT_CHARS = 3_000           # how much of the training text the step view draws
 PAIR_VIEW_CHARS = 100_000         # pair counts per step are shown for corpora up to this size
@@ -129,7 +131,8 @@ trained_text = st.session_state.get(f"{K}trained_text", "")
 text_bytes = len(trained_text.encode("utf-8"))
 if report is not None:
     st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
-               f"({report.unique_chunks:,} distinct chunks) in {report.seconds:.2f} s. "
+               f"({report.unique_chunks:,} distinct chunks) in {report.seconds:.2f} s "
+               f"({ENGINES.get(report.trainer, report.trainer)}). "
                f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
                "It is now on the Compare page as **Lab BPE** for the rest of this visit.")
     if report.stopped_early:

@@ -37,6 +37,10 @@ def test_classic_vector_and_step_view():
     tok = at.session_state[f"{K}model"]
     assert tok.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
     assert any("Learned 3 merges" in s.value for s in at.success)
+    from tokenizers import native
+
+    engine = "C core" if native.available() else "pure Python"
+    assert any(engine in s.value for s in at.success)  # the page says which engine trained
     merges = at.dataframe[0].value
     assert list(merges["new token"]) == ["aa", "ab", "aaab"] and list(merges["count"]) == [4, 2, 2]
     at.slider(key=f"{K}step").set_value(1).run()

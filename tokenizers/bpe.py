@@ -45,6 +45,7 @@ class TrainReport:
     text_bytes: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    trainer: str = ""            # the trainer that ran: "native", "python" or "reference"
 
 
 TRAINERS = ("fast", "native", "python", "reference")
@@ -287,6 +288,7 @@ class BPETokenizer(Tokenizer):
                 f"is already a single token, so no pair is left to merge. Use more (or more varied) "
                 f"text, or a vocab size of at most {256 + len(merges)}.")
         report.seconds = time.perf_counter() - t0
+        report.trainer = trainer
         return report
 
     # -- encoding --------------------------------------------------------------------------------
