@@ -247,7 +247,8 @@ def test_exports_hold_every_token():
     data = json.loads(cmp.export_json(text, results, parse_special=False))
     assert data["text"] == text
     for n, toks in results.items():
-        assert [r["id"] for r in data["tokenizers"][n]] == list(toks.ids)
+        assert data["tokenizers"][n]["id"] == list(toks.ids)
+        assert list(data["tokenizers"][n]) == data["columns"] == cmp.COLUMNS
     rows = list(csv.DictReader(io.StringIO(cmp.export_csv(results))))
     assert len(rows) == sum(len(t) for t in results.values())
     assert rows[0]["tokenizer"] == "gpt2" and rows[0]["id"] == "31373"
@@ -271,3 +272,17 @@ def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypat
         assert "custom_bpe" in heads(at)  # needs no file: still renders
     finally:
         st.cache_resource.clear()
+
+
+def test_bulk_export_columns_equal_token_objects():
+    """The exports' fast columns (built from arrays) say exactly what the Token objects say."""
+    from tokenizers.samples import mixed_scripts
+
+    from ui import compare as cmp
+
+    text = "".join(TRICKY_TEXTS) + mixed_scripts(3000) + "a\u0301\U0001F600x"
+    for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp"]:
+        for t in (text, "ascii only text", ""):
+            toks = get_tokenizer(name).tokenize(t, allowed_special="all")
+            rows = cmp.token_rows(toks[:])
+            assert [dict(zip(cmp.COLUMNS, r)) for r in zip(*cmp.token_columns(toks))] == rows, name
