@@ -115,3 +115,9 @@ def test_upload_decoding():
         lab.decode_upload("big.txt", b"a" * (lab.MAX_UPLOAD_BYTES + 1))
     with pytest.raises(lab.UploadError, match="empty"):
         lab.decode_upload("e.txt", b"")
+
+
+def test_no_split_trains_on_a_smaller_prefix():
+    at = train(lab_app(), "ab cd " * 50_000, 300, "No split (the plain algorithm)")
+    assert any("first 200,000" in i.value and "one chunk" in i.value for i in at.info)
+    assert len(at.session_state[f"{K}trained_text"]) == 200_000

@@ -188,3 +188,23 @@ def test_build_is_up_to_date():
     out = subprocess.run([sys.executable, "-m", "tokenizers.native.build", "--check"], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_one_encoder_shared_by_threads(trained, cl100k):
+    """Streamlit sessions share cached tokenizers, and ctypes releases the GIL: encoding from many
+    threads at once must give each the ids it gives alone (a shared scratch buffer once broke it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [varied_text(30_000, seed=s) for s in range(8)]
+    for tok in (trained["gpt4"], cl100k[0]):
+        expected = [tok.encode_ordinary_python(t) for t in texts]
+        for _ in range(3):
+            with ThreadPoolExecutor(8) as pool:
+                got = list(pool.map(tok.encode_ordinary, texts * 4))
+            assert got == expected * 4
+
+
+def test_huge_merge_count_allocates_only_what_the_text_allows():
+    tok = BPETokenizer("gpt4")
+    tok.train("ab ab", 256 + 2_000_000_000, trainer="native")  # would be 48 GB of output arrays
+    assert len(tok.merges) == 2

@@ -95,8 +95,10 @@ class Chunks:
     @classmethod
     def from_text(cls, data: bytes, mode: int) -> "Chunks":
         c = cls()
+        if mode not in (0, *MODES.values()):
+            raise ValueError(f"unknown pre-tokenizer mode {mode!r}")
         if c._lib.tl_chunks_count_text(c._h, mode, data, len(data)) < 0:
-            raise MemoryError("native core: chunk counting failed (out of memory)")
+            raise MemoryError("native core: chunk counting ran out of memory")
         return c
 
     @classmethod
@@ -133,7 +135,7 @@ class Chunks:
 def train(chunks: Chunks, num_merges: int,
           progress: Callable[[int, int], None] | None = None) -> list[tuple[tuple[int, int], int, int]]:
     """The merges, as bpe_fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)]."""
-    n = max(num_merges, 0)
+    n = max(0, min(num_merges, chunks.tokens))  # a merge removes at least one token
     a, b = array("i", bytes(4 * n)), array("i", bytes(4 * n))
     count, saved = array("q", bytes(8 * n)), array("q", bytes(8 * n))
     raised: list[BaseException] = []
@@ -152,7 +154,7 @@ def train(chunks: Chunks, num_merges: int,
     if raised:
         raise raised[0]
     if made < 0:
-        raise MemoryError("native core: training ran out of memory")
+        raise MemoryError("native core: training ran out of memory (or has more than 2^31 words or pairs)")
     return [((a[k], b[k]), count[k], saved[k]) for k in range(made)]
 
 
@@ -189,8 +191,10 @@ class Encoder:
 
     def encode(self, mode: int, data: bytes) -> list[int]:
         out = array("i", bytes(4 * len(data)))
+        if mode not in (0, *MODES.values()):
+            raise ValueError(f"unknown pre-tokenizer mode {mode!r}")
         n = self._lib.tl_encode(self._h, mode, data, len(data), _addr(out))
         if n < 0:
-            raise MemoryError("native core: encoding failed (out of memory)")
+            raise MemoryError("native core: encoding ran out of memory")
         del out[n:]
         return out.tolist()

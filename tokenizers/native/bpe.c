@@ -5,7 +5,9 @@
      tl_train     <->  tokenizers.bpe_fast.train_fast      (same merges, same tie and overlap rules)
      tl_encode    <->  BPETokenizer.encode_ordinary        (same ids)
    Read the Python first: this file is the same algorithm with arrays and hash tables in place of
-   lists, dicts and sets. Ids are int32 (a vocabulary never nears 2^31); counts are int64. */
+   lists, dicts and sets. Ids, word indices and pair indices are int32 (training refuses more than
+   2^31 - 1 words or pairs, which would take tens of GB); counts are int64.
+   An encoder is read-only once built, so threads (Streamlit sessions) may share one. */
 #include <stdlib.h>
 #include <string.h>
 #include "tl_native.h"
@@ -153,7 +155,7 @@ static int st_add(strtab *t, const uint8_t *p, int64_t len, int64_t delta) {
     if (grow((void **)&t->bytes, &t->capbytes, t->nbytes + len, 1)
         || grow((void **)&t->start, &t->capstart, t->n + 2, sizeof *t->start)
         || grow((void **)&t->val, &t->capval, t->n + 1, sizeof *t->val)) return -1;
-    memcpy(t->bytes + t->nbytes, p, (size_t)len);
+    if (len) memcpy(t->bytes + t->nbytes, p, (size_t)len); /* bytes is NULL until the first byte */
     t->nbytes += len;
     t->val[t->n] = delta;
     t->n++;
@@ -226,7 +228,7 @@ int64_t tl_chunks_get(const tl_chunks *c, int64_t k, uint8_t *buf, int64_t *coun
 
 typedef struct {
     int64_t count;
-    int32_t *where; int64_t nwhere, capwhere; /* words that held this pair (may be stale, repeated) */
+    int32_t *where; int64_t nwhere, capwhere; /* words that held this pair (some no longer do) */
     int64_t stamp;                            /* last merge that raised this pair's count */
 } pairinfo;
 
@@ -281,6 +283,7 @@ static int32_t pair_index(pairs *ps, int32_t a, int32_t b) {
     uint64_t key = pkey(a, b);
     int32_t i = pm_get(&ps->map, key);
     if (i >= 0) return i;
+    if (ps->np >= INT32_MAX) return -1;
     if (grow((void **)&ps->p, &ps->capp, ps->np + 1, sizeof *ps->p)
         || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)) return -1;
     i = (int32_t)ps->np++;
@@ -315,6 +318,7 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
     /* 1. words: every distinct chunk of two or more bytes, its bytes as symbols, its count as weight */
     for (int64_t k = 0; k < c->n; k++)
         if (c->start[k + 1] - c->start[k] >= 2) { nwords++; nsym += c->start[k + 1] - c->start[k]; }
+    if (nwords >= INT32_MAX) goto out;
     sym = malloc((size_t)(nsym ? nsym : 1) * sizeof *sym);
     wstart = malloc((size_t)(nwords ? nwords : 1) * sizeof *wstart);
     wlen = malloc((size_t)(nwords ? nwords : 1) * sizeof *wlen);
@@ -364,7 +368,9 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
         int64_t nwhere = ps.p[top.idx].nwhere;
         for (int64_t k = 0; k < nwhere; k++) {
             int32_t w = where[k];
-            if (wstamp[w] == done) continue; /* listed twice */
+            /* a guard: a pair gains words only in the merge that makes its newer id, which visits
+               each word once, so a word is never listed twice; if it were, it must not merge twice */
+            if (wstamp[w] == done) continue;
             wstamp[w] = done;
             int32_t *s = sym + wstart[w];
             int64_t n = wlen[w], j = 0, i = 0, wt = weight[w];
@@ -436,13 +442,11 @@ typedef struct {
     int32_t byte_ids[256];
     pairmap merges; /* (a, b) -> merged id; a lower id is an earlier merge, so it is also the rank */
     strtab whole;   /* token bytes -> id: the whole-chunk shortcut, and the ranks of the rank rule */
-    int32_t *buf; int64_t capbuf;   /* scratch for one chunk's symbols */
-    int32_t *rk; int64_t caprk;     /* scratch: rank of the pair at each position */
 } tl_encoder;
 
 void tl_encoder_free(tl_encoder *e) {
     if (!e) return;
-    pm_free(&e->merges); st_free(&e->whole); free(e->buf); free(e->rk); free(e);
+    pm_free(&e->merges); st_free(&e->whole); free(e);
 }
 
 tl_encoder *tl_encoder_new(int by_ranks, const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
@@ -458,9 +462,7 @@ tl_encoder *tl_encoder_new(int by_ranks, const int32_t *byte_ids, const int32_t 
     for (int64_t t = 0; t < ntok; t++) {
         const uint8_t *p = tok_bytes + tok_start[t];
         int64_t len = tok_start[t + 1] - tok_start[t];
-        int64_t old = st_get(&e->whole, p, len);
-        /* a later entry wins, as in the Python dict this table copies */
-        if (st_add(&e->whole, p, len, old < 0 ? tok_id[t] : tok_id[t] - old)) goto fail;
+        if (st_add(&e->whole, p, len, tok_id[t])) goto fail; /* keys come from a dict: all distinct */
     }
     return e;
 fail:
@@ -483,9 +485,9 @@ static int32_t rank_of_bytes(const tl_encoder *e, const uint8_t *p, int64_t len)
 
 /* tiktoken's rule on a short chunk: part k is p[b[k] .. b[k+1]); merge the adjacent two parts whose
    joined bytes rank lowest, leftmost first (BPETokenizer's _merge_by_byte_ranks). */
-static int64_t bpe_short_ranks(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+static int64_t bpe_short_ranks(const tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
     int64_t b[SHORT_CHUNK + 1];
-    int32_t *rk = e->rk;
+    int32_t rk[SHORT_CHUNK];
     int64_t m = n; /* parts */
     for (int64_t i = 0; i <= n; i++) b[i] = i;
     for (int64_t i = 0; i + 1 < m; i++) rk[i] = rank_of_bytes(e, p + b[i], b[i + 2] - b[i]);
@@ -506,8 +508,8 @@ static int64_t bpe_short_ranks(tl_encoder *e, const uint8_t *p, int64_t n, int32
 /* minbpe's rule on one chunk: merge the adjacent pair with the lowest merge id, leftmost first,
    until no pair has a merge. Returns the number of ids written to out. For long chunks the same
    rule runs on a linked list with a heap (BPETokenizer.apply_merges), so it stays O(n log n). */
-static int64_t bpe_short(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
-    int32_t *s = out, *rk = e->rk;
+static int64_t bpe_short(const tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+    int32_t *s = out, rk[SHORT_CHUNK]; /* rk[i]: rank of the pair at i; on the stack, so calls never share it */
     for (int64_t i = 0; i < n; i++) s[i] = e->byte_ids[p[i]];
     for (int64_t i = 0; i + 1 < n; i++) rk[i] = rank_of(e, s[i], s[i + 1]);
     while (n > 1) {
@@ -559,14 +561,14 @@ static mergeent m_pop(mheap *h) {
 }
 
 /* the pair of nodes i and j (j's part ends at byte `end`) onto the heap if it has a merge */
-static int m_offer(tl_encoder *e, mheap *h, const uint8_t *p, const int32_t *v, int64_t i, int64_t j,
+static int m_offer(const tl_encoder *e, mheap *h, const uint8_t *p, const int32_t *v, int64_t i, int64_t j,
                    int64_t end) {
     int32_t r = e->by_ranks ? rank_of_bytes(e, p + i, end - i) : rank_of(e, v[i], v[j]);
     return r == NEVER ? 0 : m_push(h, (mergeent){r, i, v[i], v[j]});
 }
 
 /* the same rule as bpe_short on a linked list with a heap of (rank, position): O(n log n) */
-static int64_t bpe_long(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+static int64_t bpe_long(const tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
     int64_t *nxt = malloc((size_t)n * sizeof *nxt), *prv = malloc((size_t)n * sizeof *prv);
     uint8_t *alive = malloc((size_t)n);
     mheap h = {NULL, 0, 0};
@@ -595,7 +597,7 @@ done:
     return res;
 }
 
-static int64_t encode_chunk(tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
+static int64_t encode_chunk(const tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
     int64_t whole = st_get(&e->whole, p, n);
     if (whole >= 0) { out[0] = (int32_t)whole; return 1; } /* the chunk is itself a token */
     if (n > SHORT_CHUNK) return bpe_long(e, p, n, out);
@@ -604,10 +606,9 @@ static int64_t encode_chunk(tl_encoder *e, const uint8_t *p, int64_t n, int32_t 
 
 /* Encode s[0..n): cut it with `mode` (0: no split) and BPE each chunk. out must hold n ids (a
    token is at least one byte). Returns the number of ids, or -1 (memory, or unknown mode). */
-int64_t tl_encode(tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out) {
+int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out) {
     if (n <= 0) return 0;
     if (mode != 0 && mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4) return -1;
-    if (grow((void **)&e->rk, &e->caprk, SHORT_CHUNK + 1, sizeof *e->rk)) return -1;
     int64_t k = 0;
     for (size_t pos = 0; pos < (size_t)n;) {
         size_t end = mode ? tl_chunk_end(mode, s, (size_t)n, pos) : (size_t)n;
