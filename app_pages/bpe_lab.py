@@ -99,7 +99,7 @@ if st.button("Train", type="primary", disabled=bool(problem), key=f"{K}train"):
         st.session_state[f"{K}trained_text"] = text
         st.session_state[f"{K}step"] = min(st.session_state.get(f"{K}step", 0), len(tok.history))
         user_tokenizers()["lab_bpe"] = tok
-        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {report.seconds:.2f} s")
+        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {lab.duration(report.seconds)}")
     except (TrainingError, PatternError) as e:
         bar.empty()
         st.error(str(e))
@@ -137,7 +137,7 @@ trained_text = st.session_state.get(f"{K}trained_text", "")
 text_bytes = len(trained_text.encode("utf-8"))
 if report is not None:
     st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
-               f"({report.unique_chunks:,} distinct chunks) in {report.seconds:.2f} s "
+               f"({report.unique_chunks:,} distinct chunks) in {lab.duration(report.seconds)} "
                f"({ENGINES.get(report.trainer, report.trainer)}). "
                f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
                "It is now on the Compare page as **Lab BPE** for the rest of this visit.")

@@ -121,3 +121,9 @@ def test_no_split_trains_on_a_smaller_prefix():
     at = train(lab_app(), "ab cd " * 50_000, 300, "No split (the plain algorithm)")
     assert any("first 200,000" in i.value and "one chunk" in i.value for i in at.info)
     assert len(at.session_state[f"{K}trained_text"]) == 200_000
+
+
+def test_durations_read_well():
+    from ui.lab import duration
+
+    assert [duration(x) for x in (0.00042, 0.035, 0.5, 1.254)] == ["0.4 ms", "35 ms", "500 ms", "1.25 s"]

@@ -95,3 +95,12 @@ def pair_rows(tok: BPETokenizer, pairs: list[tuple[tuple[int, int], int]], chose
     v = tok.vocab
     return [{"": "◀ merged next" if p == chosen else "", "left": render_token(v[p[0]]), "right": render_token(v[p[1]]),
              "pair ids": f"{p[0]}, {p[1]}", "count": c} for p, c in pairs]
+
+
+def duration(seconds: float) -> str:
+    """'0.4 ms', '35 ms', '1.25 s': training in C often takes less than a hundredth of a second."""
+    if seconds < 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
