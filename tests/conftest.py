@@ -68,3 +68,19 @@ def _restore_cache_env():
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture
+def need_native():
+    """Skip a test of the C core when it is not built, unless TOKEN_LENS_REQUIRE_NATIVE=1 (CI):
+    then its absence is a failure."""
+    import os
+
+    from tokenizers import native
+
+    if not native.available():
+        if os.environ.get("TOKEN_LENS_REQUIRE_NATIVE") == "1":
+            pytest.fail(f"the native core is not built or does not load ({native.library_path()}); "
+                        "run .venv/bin/python -m tokenizers.native.build and read its message")
+        pytest.skip("native core not built (python -m tokenizers.native.build) or disabled by "
+                    "TOKEN_LENS_NATIVE=0; the pure-Python paths are in use")

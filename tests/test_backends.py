@@ -144,3 +144,13 @@ def test_token_list_is_compact_and_lazy():
     tracemalloc.stop()
     assert kept < 40 * len(toks) + 10_000_000  # arrays, not ~300-byte Token objects
     assert toks[-1].byte_span[1] == len(text.encode()) and toks[5:8] == [toks[5], toks[6], toks[7]]
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS + ["aé👋b\u0301"])
+def test_byte_char_tables_equal_the_lookups(text):
+    """ByteCharMap's bulk tables say, for every byte offset, what char_at and is_boundary say."""
+    from tokenizers.text import ByteCharMap, clean_text
+
+    m = ByteCharMap.of(clean_text(text)[0])
+    assert m.char_of_byte == [m.char_at(b) for b in range(m.n_bytes + 1)]
+    assert m.boundary_flags == bytes(int(m.is_boundary(b)) for b in range(m.n_bytes + 1))

@@ -12,21 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers import BPETokenizer, bpe_io, native
+from tokenizers import BPETokenizer, bpe_io
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, chunk_counts, compile_pattern
 from tokenizers.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import ROOT, TRICKY_TEXTS
 
-REQUIRED = os.environ.get("TOKEN_LENS_REQUIRE_NATIVE") == "1"
 
 
-@pytest.fixture(autouse=True)
-def _need_native():
-    if not native.available():
-        if REQUIRED:
-            pytest.fail(f"the native core is not built or does not load ({native.library_path()}); "
-                        "run .venv/bin/python -m tokenizers.native.build and read its message")
-        pytest.skip("native core not built (python -m tokenizers.native.build); pure-Python paths in use")
+pytestmark = pytest.mark.usefixtures("need_native")
 
 
 def _train(text, vocab, pattern, trainer):

@@ -5,7 +5,6 @@ native core is not built, except where TOKEN_LENS_REQUIRE_NATIVE=1 (then it must
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,19 +16,11 @@ from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, spl
 from tokenizers.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import TRICKY_TEXTS
 
-REQUIRED = os.environ.get("TOKEN_LENS_REQUIRE_NATIVE") == "1"
 PATTERNS = {"gpt2": compile_pattern(GPT2_PATTERN), "gpt4": compile_pattern(GPT4_PATTERN)}
 MODES = sorted(PATTERNS)
 
 
-@pytest.fixture(autouse=True)
-def _need_native():
-    if not native.available():
-        if REQUIRED:
-            pytest.fail(f"the native core is not built or does not load ({native.library_path()}); "
-                        "run .venv/bin/python -m tokenizers.native.build and read its message")
-        pytest.skip("native core not built (python -m tokenizers.native.build) or disabled by "
-                    "TOKEN_LENS_NATIVE=0; the pure-Python split is in use")
+pytestmark = pytest.mark.usefixtures("need_native")
 
 
 def assert_same_split(mode: str, text: str) -> None:

@@ -239,6 +239,7 @@ class BPETokenizer(Tokenizer):
         if not text:
             raise TrainingError("The training text is empty: paste or upload some text first.")
         num_merges = vocab_size - 256
+        data = text.encode("utf-8")
         if trainer not in TRAINERS:
             raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
         if trainer == "fast":
@@ -248,7 +249,7 @@ class BPETokenizer(Tokenizer):
 
             mode = api.mode_of(self.pattern)
             if mode is not None:  # C cuts and counts the chunks too
-                chunks = api.Chunks.from_text(text.encode("utf-8"), mode)
+                chunks = api.Chunks.from_text(data, mode)
             else:  # a custom pattern: Python's regex cuts, C counts
                 chunks = api.Chunks.from_counts(
                     (c.encode("utf-8"), n) for c, n in chunk_counts(text, self._compiled).items())
@@ -281,7 +282,7 @@ class BPETokenizer(Tokenizer):
         self._reset_caches()
         report = TrainReport(vocab_size, 256 + len(merges), len(merges), replaced_bytes=replaced,
                              chunks=n_chunks, unique_chunks=n_unique,
-                             text_bytes=len(text.encode("utf-8")))
+                             text_bytes=len(data))
         if len(merges) < num_merges:
             report.stopped_early = (
                 f"Stopped after {len(merges)} of {num_merges} merges: every chunk of the training text "

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import chain, repeat
+from operator import sub
 
 
 def clean_text(text: str) -> tuple[str, int]:
@@ -65,6 +67,25 @@ class ByteCharMap:
         if char_index >= self.n_chars:
             return self.n_bytes
         return char_index if self.starts is None else self.starts[char_index]
+
+    @cached_property
+    def char_of_byte(self) -> list[int]:
+        """char_at for every byte offset 0..n_bytes at once, as a list (for bulk look-ups)."""
+        if self.starts is None:
+            return list(range(self.n_bytes + 1))
+        lengths = map(sub, [*self.starts[1:], self.n_bytes], self.starts)
+        return [*chain.from_iterable(map(repeat, range(self.n_chars), lengths)), self.n_chars]
+
+    @cached_property
+    def boundary_flags(self) -> bytes:
+        """is_boundary for every byte offset 0..n_bytes at once: 1 where a character starts or the text ends."""
+        if self.starts is None:
+            return b"\1" * (self.n_bytes + 1)
+        flags = bytearray(self.n_bytes + 1)
+        for b in self.starts:
+            flags[b] = 1
+        flags[self.n_bytes] = 1
+        return bytes(flags)
 
     def is_boundary(self, byte_offset: int) -> bool:
         if self.starts is None or byte_offset >= self.n_bytes:

@@ -78,19 +78,30 @@ def split(mode: str, text: str) -> list[str]:
     return out
 
 
-class Chunks:
-    """Distinct chunks and their counts, held in C (the twin of patterns.chunk_counts)."""
+class _Handle:
+    """A C object owned by a Python one: `_free` names the C function that releases it."""
 
-    def __init__(self):
-        self._lib = _lib()
-        self._h = self._lib.tl_chunks_new()
-        if not self._h:
+    _free = ""
+
+    def _own(self, handle: int | None) -> None:
+        if not handle:
             raise MemoryError("native core: out of memory")
+        self._h = handle
 
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
         if h:
-            self._lib.tl_chunks_free(h)
+            getattr(self._lib, self._free)(h)
+
+
+class Chunks(_Handle):
+    """Distinct chunks and their counts, held in C (the twin of patterns.chunk_counts)."""
+
+    _free = "tl_chunks_free"
+
+    def __init__(self):
+        self._lib = _lib()
+        self._own(self._lib.tl_chunks_new())
 
     @classmethod
     def from_text(cls, data: bytes, mode: int) -> "Chunks":
@@ -158,11 +169,13 @@ def train(chunks: Chunks, num_merges: int,
     return [((a[k], b[k]), count[k], saved[k]) for k in range(made)]
 
 
-class Encoder:
+class Encoder(_Handle):
     """A BPE model in C: encode(mode, data) gives BPETokenizer.encode_ordinary's ids. With `merges`
     (a model trained here) the pair with the lowest merged id goes first; with merges=None, tiktoken's
     rule: `whole` holds every token's rank, and the adjacent parts whose joined bytes rank lowest go
     first."""
+
+    _free = "tl_encoder_free"
 
     def __init__(self, byte_ids: list[int], merges: dict[tuple[int, int], int] | None,
                  whole: dict[bytes, int]):
@@ -179,15 +192,8 @@ class Encoder:
             starts.append(starts[-1] + len(t))
         ids = array("i", (i for _, i in toks))
         bids = array("i", byte_ids)
-        self._h = self._lib.tl_encoder_new(int(by_ranks), _addr(bids), _addr(pa), _addr(pb), _addr(new), len(new),
-                                           blob, _addr(starts), _addr(ids), len(ids))
-        if not self._h:
-            raise MemoryError("native core: out of memory")
-
-    def __del__(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            self._lib.tl_encoder_free(h)
+        self._own(self._lib.tl_encoder_new(int(by_ranks), _addr(bids), _addr(pa), _addr(pb), _addr(new),
+                                           len(new), blob, _addr(starts), _addr(ids), len(ids)))
 
     def encode(self, mode: int, data: bytes) -> list[int]:
         out = array("i", bytes(4 * len(data)))
