@@ -10,8 +10,11 @@ from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
 from tokenizers.bpe_steps import longest_tokens, pair_counts_at, truncated
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
-from ui import lab
+from ui import uploads
+from ui.figures import compression_figure, length_histogram, sweep_figure
+from ui.formatting import duration, render_token
 from ui.spans import render_spans
+from ui.tables import merge_rows, pair_rows
 
 K = "lab_"
 MAX_VOCAB = 8192
@@ -39,13 +42,13 @@ if source == "Paste":
     st.session_state.setdefault(f"{K}text", DEFAULT_TEXT)
     corpus = st.text_area("Text to train on", height=160, key=f"{K}text")
 elif source == "Upload a file":
-    up = st.file_uploader(f"A text file (up to {lab.MAX_UPLOAD_BYTES // 1_000_000} MB)",
-                          type=[s[1:] for s in lab.TEXT_SUFFIXES], key=f"{K}upload")
+    up = st.file_uploader(f"A text file (up to {uploads.MAX_UPLOAD_BYTES // 1_000_000} MB)",
+                          type=[s[1:] for s in uploads.TEXT_SUFFIXES], key=f"{K}upload")
     if up is not None:
         try:
-            corpus, replaced = lab.decode_upload(up.name, up.getvalue())
+            corpus, replaced = uploads.decode_upload(up.name, up.getvalue())
             st.caption(f"{up.name}: {len(corpus):,} characters.")
-        except lab.UploadError as e:
+        except uploads.UploadError as e:
             st.error(str(e))
 else:
     size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
@@ -99,7 +102,7 @@ if st.button("Train", type="primary", disabled=bool(problem), key=f"{K}train"):
         st.session_state[f"{K}trained_text"] = text
         st.session_state[f"{K}step"] = min(st.session_state.get(f"{K}step", 0), len(tok.history))
         user_tokenizers()["lab_bpe"] = tok
-        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {lab.duration(report.seconds)}")
+        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {duration(report.seconds)}")
     except (TrainingError, PatternError) as e:
         bar.empty()
         st.error(str(e))
@@ -137,7 +140,7 @@ trained_text = st.session_state.get(f"{K}trained_text", "")
 text_bytes = len(trained_text.encode("utf-8"))
 if report is not None:
     st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
-               f"({report.unique_chunks:,} distinct chunks) in {lab.duration(report.seconds)} "
+               f"({report.unique_chunks:,} distinct chunks) in {duration(report.seconds)} "
                f"({ENGINES.get(report.trainer, report.trainer)}). "
                f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
                "It is now on the Compare page as **Lab BPE** for the rest of this visit.")
@@ -152,7 +155,7 @@ else:
 tabs = st.tabs(["Merges", "Compression", "Step by step", "Vocabulary trade-off", "Tokens", "Save"])
 with tabs[0]:
     q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ·the")
-    rows = lab.merge_rows(tok)
+    rows = merge_rows(tok)
     if q:
         rows = [r for r in rows if q in r["left"] or q in r["right"] or q in r["new token"]]
     st.caption(f"{len(rows):,} merges" + (f" containing {q!r}" if q else "") + ". · is a space, ↵ a newline.")
@@ -160,7 +163,7 @@ with tabs[0]:
 
 with tabs[1]:
     if tok.history:
-        st.plotly_chart(lab.compression_figure(tok, text_bytes), key=f"{K}curve")
+        st.plotly_chart(compression_figure(tok, text_bytes), key=f"{K}curve")
         last = tok.history[-1]
         st.caption(f"{text_bytes:,} bytes → {last.tokens_after:,} tokens after {len(tok.history):,} merges "
                    f"({text_bytes / last.tokens_after:.2f} bytes per token).")
@@ -175,8 +178,8 @@ with tabs[2]:
         toks = small.tokenize(sample)
         if k:
             r = tok.history[k - 1]
-            st.markdown(f"Merge **{k}** joined `{lab.render_token(tok.vocab[r.pair[0]])}` + "
-                        f"`{lab.render_token(tok.vocab[r.pair[1]])}` → `{lab.render_token(tok.vocab[r.new_id])}` "
+            st.markdown(f"Merge **{k}** joined `{render_token(tok.vocab[r.pair[0]])}` + "
+                        f"`{render_token(tok.vocab[r.pair[1]])}` → `{render_token(tok.vocab[r.new_id])}` "
                         f"(id {r.new_id}), a pair seen {r.count:,} times.")
         st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
                    f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
@@ -185,7 +188,7 @@ with tabs[2]:
         if len(trained_text) <= PAIR_VIEW_CHARS and k < len(tok.history):
             top = pair_counts_at(tok, trained_text, k)
             st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
-            st.dataframe(pd.DataFrame(lab.pair_rows(tok, top, tok.history[k].pair)), hide_index=True,
+            st.dataframe(pd.DataFrame(pair_rows(tok, top, tok.history[k].pair)), hide_index=True,
                          key=f"{K}pairs")
         elif len(trained_text) > PAIR_VIEW_CHARS:
             st.caption(f"Pair counts per step are shown for texts up to {PAIR_VIEW_CHARS:,} characters.")
@@ -195,7 +198,7 @@ with tabs[2]:
 with tabs[3]:
     if tok.history:
         d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
-        st.plotly_chart(lab.sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
+        st.plotly_chart(sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
         st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "
                    "bigger: every point is this text's length at that vocabulary size, read from the training record.")
     else:
@@ -203,9 +206,9 @@ with tabs[3]:
 
 with tabs[4]:
     if len(tok.vocab) > 256:
-        st.plotly_chart(lab.length_histogram(tok), key=f"{K}hist")
+        st.plotly_chart(length_histogram(len(b) for i, b in tok.vocab.items() if i >= 256), key=f"{K}hist")
         st.markdown("**Longest tokens**")
-        st.dataframe(pd.DataFrame([{"id": i, "token": lab.render_token(tok.vocab[i]), "bytes": len(tok.vocab[i])}
+        st.dataframe(pd.DataFrame([{"id": i, "token": render_token(tok.vocab[i]), "bytes": len(tok.vocab[i])}
                                    for i in longest_tokens(tok)]), hide_index=True, key=f"{K}longest")
     else:
         st.info("No merges yet.")

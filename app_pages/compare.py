@@ -4,15 +4,15 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from app_pages.shared import all_tokenizer_names, clean_state_text, resolve, title_of
-from tokenizers import UnknownTokenIdError, default_tokenizers
+from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of
+from tokenizers import default_tokenizers
 from tokenizers.text import clean_text
-from ui import compare as cmp
+from ui import analysis, export, paging
 from ui.examples import EXAMPLES
-from ui.spans import LEGEND, hexbytes, plural, render_header, render_spans
+
+from ui.spans import LEGEND, render_header, render_spans
 
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
-DECODE_ROWS = 500         # rows in the decoder's per-id table
 URL_TEXT_LIMIT = 2000     # longer texts are not put in the link
 VIEWS = ["Spans", "IDs", "Table"]
 K = "compare_"            # widget key prefix
@@ -110,7 +110,7 @@ for name, tok in tokenizers.items():
 if not results:
     st.stop()
 
-specials = cmp.special_strings_in(clean, sorted({s for t in tokenizers.values() for s in t.special_tokens}))
+specials = analysis.special_strings_in(clean, sorted({s for t in tokenizers.values() for s in t.special_tokens}))
 if specials:
     shown = ", ".join(f"`{s}`" for s in specials)
     if parse_special:
@@ -119,7 +119,7 @@ if specials:
     else:
         st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
                 "Turn on *Parse special tokens* to see it as the single special token a model would get.")
-trailing = [title_of(n) for n, toks in results.items() if cmp.trailing_space_token(clean, toks)]
+trailing = [title_of(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
 if trailing:
     st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
             + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
@@ -136,7 +136,7 @@ ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", dis
 
 # -- per tokenizer, two to a row (rows keep the chosen order, also when a phone stacks them) --------
 n_chars, n_bytes = len(clean), len(clean.encode("utf-8"))
-per_page = cmp.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
+per_page = paging.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
 pages = (n_chars - 1) // per_page + 1
 page = 0
 if pages > 1:
@@ -151,12 +151,12 @@ for row in range(0, len(items), 2):
         tok = tokenizers[name]
         with cols[k]:
             st.html(render_header(name, title_of(name), len(toks), n_chars, n_bytes))
-            lo, hi = cmp.char_window(toks, c0, c1)
+            lo, hi = paging.char_window(toks, c0, c1)
             shown = toks[lo:hi]
             if not shown:
                 st.caption("No tokens in this stretch of text.")
             elif view == "Spans":
-                marks = cmp.differing_starts(toks, results[ref]) if diff_on and name != ref else frozenset()
+                marks = analysis.differing_starts(toks, results[ref]) if diff_on and name != ref else frozenset()
                 if diff_on and name != ref:
                     st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
                                f"in the whole text not in {title_of(ref)} (red edge).")
@@ -165,12 +165,12 @@ for row in range(0, len(items), 2):
             elif view == "IDs":
                 st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
             else:
-                st.dataframe(pd.DataFrame(cmp.token_rows(shown)), hide_index=True,
+                st.dataframe(pd.DataFrame(export.token_rows(shown)), hide_index=True,
                              height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}")
 
 # -- counts ----------------------------------------------------------------------------------------
 st.subheader("Counts")
-stats = pd.DataFrame(cmp.stats_rows(clean, results, {n: title_of(n) for n in results}))
+stats = pd.DataFrame(analysis.stats_rows(clean, results, {n: title_of(n) for n in results}))
 st.dataframe(stats, hide_index=True, key=f"{K}stats")
 metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown", "tokens vs first"],
                       key=f"{K}metric")
@@ -184,28 +184,13 @@ total_tokens = sum(len(t) for t in results.values())
 if total_tokens > 100_000:
     st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as CSV) "
                "and take some seconds to build after the click.")
-e1.download_button("Download tokens (CSV)", lambda: cmp.export_csv(results), "tokens.csv", "text/csv",
+e1.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
                    key=f"{K}csv")
-e2.download_button("Download tokens (JSON)", lambda: cmp.export_json(clean, results, parse_special=parse_special),
+e2.download_button("Download tokens (JSON)", lambda: export.export_json(clean, results, parse_special=parse_special),
                    "tokens.json", "application/json", key=f"{K}json")
 
 # -- decode ----------------------------------------------------------------------------------------
 with st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids"))):
     dn = st.selectbox("Tokenizer", list(tokenizers), format_func=title_of, key=f"{K}decode_tok")
     raw = st.text_input("Token ids (commas or spaces)", key=f"{K}decode_ids", placeholder="15339, 1917")
-    if raw.strip():
-        dtok = tokenizers[dn]
-        try:
-            ids = cmp.parse_ids(raw)
-            out = dtok.decode(ids)
-            st.markdown("**Text**")
-            st.code(out if len(out) <= 20_000 else out[:20_000] + " …", language=None, wrap_lines=True)
-            st.dataframe(pd.DataFrame([{"id": i, "bytes_hex": hexbytes(dtok.token_bytes(i)),
-                                        "repr": repr(dtok.token_bytes(i))} for i in ids[:DECODE_ROWS]]),
-                         hide_index=True, key=f"{K}decode_table")
-            if len(ids) > DECODE_ROWS:
-                st.caption(f"The table lists the first {DECODE_ROWS:,} of {len(ids):,} ids; the text above has them all.")
-            if "\ufffd" in out:
-                st.caption("� marks bytes that are not valid UTF-8 on their own (part of a character).")
-        except (cmp.IdParseError, UnknownTokenIdError) as e:
-            st.error(str(e))
+    render_decoder(tokenizers[dn], raw, key=f"{K}decode")

@@ -4,17 +4,17 @@ and a vocabulary browser."""
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of
+from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder, resolve, title_of
 from tokenizers import REGISTRY
 from tokenizers import UnknownTokenIdError
-from tokenizers.inside import char_rows, counts, describe_cluster, encode_steps, graphemes, invalid_utf8_spans
+from tokenizers.inside import char_rows, counts, describe_cluster, encode_steps, graphemes
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
 from tokenizers.text import clean_text
-from ui import compare as cmp
-from ui import inside as ins
-from ui.lab import length_histogram, render_token
-from ui.spans import hexbytes, render_spans
-from ui.tree import PATTERN_PARTS, tree_figure
+from ui.explain import PATTERN_PARTS
+from ui.figures import length_histogram, tree_figure
+from ui.formatting import IdParseError, hexbytes, parse_ids, render_token
+from ui.spans import render_chunks, render_parts, render_spans
+from ui.tables import CATEGORIES, search_vocab
 
 K = "inside_"
 
@@ -64,12 +64,12 @@ token_id = None
 if by_id:
     raw = st.text_input("Token id", "15339" if name == "cl100k_base" else "300", key=f"{K}id")
     try:
-        ids = cmp.parse_ids(raw)
+        ids = parse_ids(raw)
         if len(ids) != 1:
-            raise cmp.IdParseError("Type one token id.")
+            raise IdParseError("Type one token id.")
         tok.check_ids(ids)
         token_id = ids[0]
-    except (cmp.IdParseError, UnknownTokenIdError) as e:
+    except (IdParseError, UnknownTokenIdError) as e:
         st.error(str(e))
 elif toks:
     shown = toks[:MAX_PICK]
@@ -122,7 +122,7 @@ with tabs[2]:
         with col:
             chunks = split_text(clean, compile_pattern(pattern)) if clean else []
             st.markdown(f"**{label}**: {len(chunks):,} chunks")
-            st.html(ins.render_chunks(chunks[:1500]))
+            st.html(render_chunks(chunks[:1500]))
             st.code(pattern, language="regex", wrap_lines=True)
             st.markdown("\n".join(f"- `{alt}` — {what}" for alt, what in PATTERN_PARTS[label]))
     st.caption("BPE never merges across chunks, so these cuts are final: a token never spans two chunks.")
@@ -139,7 +139,7 @@ with tabs[3]:
         k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
         parts = steps[k - 1].parts if k else start
         labels = [render_token(bpe.token_bytes(p)) for p in parts]
-        st.html(ins.render_parts(labels, steps[k - 1].position if k else None))
+        st.html(render_parts(labels, steps[k - 1].position if k else None))
         st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
                    f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
         st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
@@ -155,32 +155,18 @@ with tabs[4]:
         st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
                    "cannot stand alone.")
     raw = st.text_input("Token ids", example, key=f"{K}decode")
-    if raw.strip():
-        try:
-            ids = cmp.parse_ids(raw)
-            tok.check_ids(ids)
-            data = b"".join(tok.token_bytes(i) for i in ids)
-            st.dataframe(pd.DataFrame([{"id": i, "bytes_hex": hexbytes(tok.token_bytes(i))} for i in ids]),
-                         hide_index=True, key=f"{K}decode_table")
-            st.markdown(f"**Bytes** `{hexbytes(data)}`")
-            st.markdown("**Text** (decoded with `errors=\"replace\"`)")
-            st.code(data.decode("utf-8", errors="replace"), language=None)
-            for a, z in invalid_utf8_spans(data):
-                st.caption(f"Bytes {a}–{z - 1} (`{hexbytes(data[a:z])}`) are not a complete UTF-8 character, so "
-                           "they decode to � — the token holds only part of a character.")
-        except (cmp.IdParseError, UnknownTokenIdError) as e:
-            st.error(str(e))
+    render_decoder(tok, raw, key=f"{K}decode")
 
 with tabs[5]:
     v1, v2 = st.columns([2, 1])
     q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
-    cat = v2.selectbox("Show", ins.CATEGORIES, key=f"{K}vcat")
+    cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat")
     vocab, longest = registry_vocab(name) if name in REGISTRY else vocab_index(tok)
-    rows = ins.search_vocab(vocab, q, cat)
+    rows = search_vocab(vocab, q, cat)
     st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")
     st.markdown("**Longest tokens**")
     st.dataframe(pd.DataFrame([{"id": i, "token": p or render_token(b), "bytes": len(b)} for i, b, p in longest]),
                  hide_index=True, key=f"{K}vlong")
     if isinstance(getattr(bpe, "vocab", None), dict):
-        st.plotly_chart(length_histogram(bpe), key=f"{K}vhist")
+        st.plotly_chart(length_histogram(len(b) for i, b in bpe.vocab.items() if i >= 256), key=f"{K}vhist")

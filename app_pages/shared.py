@@ -59,3 +59,37 @@ def clean_state_text(key: str) -> int:
             st.session_state[key] = fixed
             return n
     return 0
+
+
+DECODE_ROWS = 500        # rows in the decoder's per-id table
+DECODE_TEXT = 20_000     # characters of decoded text shown
+
+
+def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
+    """Token ids -> bytes -> text, the one decoder of Compare and Inside: the text (errors="replace"),
+    a table of the ids' bytes, and every stretch of bytes that is not valid UTF-8 explained."""
+    from tokenizers import UnknownTokenIdError
+    from tokenizers.inside import invalid_utf8_spans
+    from ui.formatting import IdParseError, hexbytes, parse_ids
+    from ui.tables import id_rows
+
+    if not raw.strip():
+        return
+    try:
+        ids = parse_ids(raw)
+        data = tok.decode_bytes(ids)
+    except (IdParseError, UnknownTokenIdError) as e:
+        st.error(str(e))
+        return
+    out = data.decode("utf-8", errors="replace")
+    st.markdown("**Text** (decoded with `errors=\"replace\"`)")
+    st.code(out if len(out) <= DECODE_TEXT else out[:DECODE_TEXT] + " …", language=None, wrap_lines=True)
+    st.dataframe(id_rows(tok, ids[:DECODE_ROWS]), hide_index=True, key=f"{key}_table")
+    if len(ids) > DECODE_ROWS:
+        st.caption(f"The table lists the first {DECODE_ROWS:,} of {len(ids):,} ids; the text above has them all.")
+    bad = invalid_utf8_spans(data)
+    for a, z in bad[:10]:
+        st.caption(f"Bytes {a}–{z - 1} (`{hexbytes(data[a:z])}`) are not valid UTF-8 on their own (not a complete "
+                   "UTF-8 character), so they decode to �: the token holds only part of a character.")
+    if len(bad) > 10:
+        st.caption(f"… and {len(bad) - 10:,} more such stretches.")

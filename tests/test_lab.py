@@ -3,7 +3,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import lab
+from ui import uploads as lab
 
 K = "lab_"
 
@@ -124,6 +124,6 @@ def test_no_split_trains_on_a_smaller_prefix():
 
 
 def test_durations_read_well():
-    from ui.lab import duration
+    from ui.formatting import duration
 
     assert [duration(x) for x in (0.00042, 0.035, 0.5, 1.254)] == ["0.4 ms", "35 ms", "500 ms", "1.25 s"]

@@ -240,7 +240,7 @@ def test_exports_hold_every_token():
     import csv
     import io
 
-    from ui import compare as cmp
+    from ui import export as cmp
 
     text = "hello world 👋"
     results = {n: get_tokenizer(n).tokenize(text) for n in ["gpt2", "cl100k_base"]}
@@ -278,7 +278,7 @@ def test_bulk_export_columns_equal_token_objects():
     """The exports' fast columns (built from arrays) say exactly what the Token objects say."""
     from tokenizers.samples import mixed_scripts
 
-    from ui import compare as cmp
+    from ui import export as cmp
 
     text = "".join(TRICKY_TEXTS) + mixed_scripts(3000) + "a\u0301\U0001F600x"
     for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp"]:

@@ -15,6 +15,25 @@ from itertools import chain, repeat
 from operator import sub
 
 
+WHITESPACE_MARKS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+
+
+def printable_bytes(b: bytes, *, marks: bool = True) -> str:
+    """Token bytes as one line of readable text: valid UTF-8 as itself, bytes that are not as
+    \\xNN, other control characters as \\uNNNN, and (with `marks`) space, newline, tab and CR as
+    · ↵ → ␍. The one rendering of token bytes used by the pages and the .vocab file."""
+    s = b.decode("utf-8", errors="backslashreplace")
+    out = []
+    for ch in s:
+        if marks and ch in WHITESPACE_MARKS:
+            out.append(WHITESPACE_MARKS[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
 def clean_text(text: str) -> tuple[str, int]:
     """Return (text with lone surrogates replaced by U+FFFD, how many were replaced)."""
     try:

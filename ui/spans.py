@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from tokenizers import Token
 from tokenizers.text import ByteCharMap
 
+from .formatting import hexbytes, plural
+
 # pastel backgrounds that keep dark text readable (contrast > 7:1), spread over hue and lightness
 # so that neighbours differ for common kinds of color blindness too
 PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#ffadad", "#a0c4ff",
@@ -51,10 +53,6 @@ def segments(text: str, tokens: Sequence[Token]) -> list[Segment]:
     if group:  # cannot happen when spans tile the text; kept so nothing is ever dropped
         out.append(Segment(tuple(group), (group[0].char_span[0], group[-1].char_span[1])))
     return out
-
-
-def hexbytes(b: bytes) -> str:
-    return " ".join(f"{x:02X}" for x in b)
 
 
 def visible(s: str, whitespace: bool) -> str:
@@ -168,10 +166,6 @@ def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: i
             f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}</span></div>')
 
 
-def plural(n: int, word: str) -> str:
-    return word if n == 1 else word + "s"
-
-
 LEGEND = (CSS + '<div style="font-family:sans-serif;font-size:.85rem;color:#374151;line-height:2.2">'
           '<span class="tl-tok tl-group" style="background:#e5e7eb">&nbsp;👋<span class="tl-ids">[3]</span>&nbsp;</span> '
           'several tokens share one character (count in brackets) &nbsp; '
@@ -181,3 +175,22 @@ LEGEND = (CSS + '<div style="font-family:sans-serif;font-size:.85rem;color:#3741
           "SentencePiece's word marker &nbsp; "
           '<span class="tl-tok tl-diff" style="background:#e5e7eb">&nbsp;cut&nbsp;</span> boundary not in the reference'
           ' &nbsp; hover a token for its id and bytes</div>')
+
+
+def render_chunks(chunks: Sequence[str]) -> str:
+    """Pre-tokenization chunks as alternately shaded boxes, whitespace made visible."""
+    parts = [CSS, '<div class="tl-spans">']
+    for k, c in enumerate(chunks):
+        parts.append(f'<span class="tl-tok" style="background:{ALTERNATING[k % 2]}" '
+                     f'data-tip="{html.escape(repr(c), quote=True)}">{visible(c, True)}</span>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def render_parts(labels: Sequence[str], highlight: int | None = None) -> str:
+    """The parts of a chunk during encoding, as boxes; the just-merged part outlined."""
+    boxes = []
+    for k, lab in enumerate(labels):
+        style = "background:#fde68a;outline:2px solid #b45309;" if k == highlight else "background:#e0e7ff;"
+        boxes.append(f'<span class="tl-tok" style="{style}padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
+    return CSS + '<div class="tl-spans">' + "".join(boxes) + "</div>"

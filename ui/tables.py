@@ -1,13 +1,29 @@
-"""Pure helpers for the Inside-a-token page: vocabulary search and categories, chunk rendering."""
+"""Rows for the pages' tables: merges, pair counts, vocabulary search. No Streamlit calls."""
 
 from __future__ import annotations
 
-import html
 import unicodedata
 from collections.abc import Sequence
 
-from .lab import render_token
-from .spans import ALTERNATING, hexbytes
+from .formatting import hexbytes, render_token
+
+
+def merge_rows(tok) -> list[dict]:
+    v = tok.vocab
+    if not tok.history:  # a loaded model: merges without a training record
+        return [{"rank": idx - 256, "left": render_token(v[a]), "right": render_token(v[b]),
+                 "new token": render_token(v[idx]), "new id": idx, "pair ids": f"{a}, {b}", "count": None}
+                for (a, b), idx in sorted(tok.merges.items(), key=lambda kv: kv[1])]
+    return [{"rank": r.rank, "left": render_token(v[r.pair[0]]), "right": render_token(v[r.pair[1]]),
+             "new token": render_token(v[r.new_id]), "new id": r.new_id, "pair ids": f"{r.pair[0]}, {r.pair[1]}",
+             "count": r.count} for r in tok.history]
+
+
+def pair_rows(tok, pairs: list[tuple[tuple[int, int], int]], chosen: tuple[int, int] | None) -> list[dict]:
+    v = tok.vocab
+    return [{"": "◀ merged next" if p == chosen else "", "left": render_token(v[p[0]]), "right": render_token(v[p[1]]),
+             "pair ids": f"{p[0]}, {p[1]}", "count": c} for p, c in pairs]
+
 
 SCRIPTS = ["Latin", "Hangul", "CJK", "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Thai", "Hiragana",
            "Katakana"]
@@ -53,24 +69,10 @@ def search_vocab(vocab: Sequence[tuple[int, bytes, str]], query: str, category: 
     return out
 
 
-def render_chunks(chunks: Sequence[str]) -> str:
-    """Pre-tokenization chunks as alternately shaded boxes, whitespace made visible."""
-    from .spans import CSS, visible
-
-    parts = [CSS, '<div class="tl-spans">']
-    for k, c in enumerate(chunks):
-        parts.append(f'<span class="tl-tok" style="background:{ALTERNATING[k % 2]}" '
-                     f'data-tip="{html.escape(repr(c), quote=True)}">{visible(c, True)}</span>')
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def render_parts(labels: Sequence[str], highlight: int | None = None) -> str:
-    """The parts of a chunk during encoding, as boxes; the just-merged part outlined."""
-    from .spans import CSS
-
-    boxes = []
-    for k, lab in enumerate(labels):
-        style = "background:#fde68a;outline:2px solid #b45309;" if k == highlight else "background:#e0e7ff;"
-        boxes.append(f'<span class="tl-tok" style="{style}padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
-    return CSS + '<div class="tl-spans">' + "".join(boxes) + "</div>"
+def id_rows(tok, ids: Sequence[int]) -> list[dict]:
+    """One row per token id for the decoder: the id, its text and its bytes."""
+    rows = []
+    for i in ids:
+        b = tok.token_bytes(i)
+        rows.append({"id": i, "token": tok.piece_of(i) or render_token(b), "bytes_hex": hexbytes(b)})
+    return rows
