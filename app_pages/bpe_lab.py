@@ -175,7 +175,7 @@ with tabs[2]:
         k = st.slider("Merges applied", 0, len(tok.history), key=f"{K}step")
         small = truncated(tok, k)
         sample = trained_text[:STEP_TEXT_CHARS]
-        toks = small.tokenize(sample)
+        toks = small.tokenize(sample, disallowed_special=())
         if k:
             r = tok.history[k - 1]
             st.markdown(f"Merge **{k}** joined `{render_token(tok.vocab[r.pair[0]])}` + "

@@ -105,7 +105,8 @@ for name, tok in tokenizers.items():
     if key not in cache:
         if len(cache) > 16:
             cache.clear()
-        cache[key] = tok.tokenize(clean, allowed_special="all" if parse_special else "none")
+        cache[key] = (tok.tokenize(clean, allowed_special="all") if parse_special
+                      else tok.tokenize(clean, disallowed_special=()))
     results[name] = cache[key]
 if not results:
     st.stop()

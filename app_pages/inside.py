@@ -54,7 +54,7 @@ clean, more = clean_text(text)
 if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
 bpe = getattr(tok, "twin", tok)  # the pure-Python twin for OpenAI vocabularies
-toks = tok.tokenize(clean) if clean else []
+toks = tok.tokenize(clean, disallowed_special=()) if clean else []
 if toks:
     st.html(render_spans(clean, toks[:MAX_PICK], rank_of=tok.merge_rank))
 
@@ -151,7 +151,7 @@ with tabs[4]:
     example = ""
     if tok.kind == "bpe":
         lone = bpe.byte_ids[0x8B]
-        example = f"{tok.encode('hi')[0]}, {lone}"
+        example = f"{tok.encode_ordinary('hi')[0]}, {lone}"
         st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
                    "cannot stand alone.")
     raw = st.text_input("Token ids", example, key=f"{K}decode")

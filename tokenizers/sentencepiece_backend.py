@@ -64,6 +64,19 @@ class SentencePieceTokenizer(Tokenizer):
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         return list(self.sp.EncodeAsIds(text))
 
+    def parseable_specials(self):
+        """None: SentencePiece never parses its control pieces (<s>, </s>, <unk>) from text, so a
+        "<s>" in the text is always text and there is nothing for disallowed_special to guard."""
+        return frozenset()
+
+    @property
+    def eot_token(self) -> int:
+        """The end-of-sequence id (</s>), where the model has one."""
+        i = self.sp.eos_id()
+        if i < 0:
+            raise AttributeError(f"{self.name} has no end-of-sequence piece")
+        return i
+
     @property
     def unk_id(self) -> int:
         return self.sp.unk_id()
