@@ -20,31 +20,32 @@ import json
 from pathlib import Path
 
 from .bpe import BPETokenizer
+from .text import printable_bytes
 
 MAGIC = "minbpe v1"
 
 
 def render_bytes(b: bytes) -> str:
     """A printable rendering of token bytes for the .vocab file (control characters escaped)."""
-    s = b.decode("utf-8", errors="replace")
-    return "".join(ch if ch.isprintable() or ch == " " else f"\\u{ord(ch):04x}" for ch in s)
+    return printable_bytes(b, marks=False)
 
 
 def model_text(tok: BPETokenizer) -> str:
-    if tok._ranks is not None:
-        raise ValueError("Save as .model works for trained tokenizers; OpenAI vocabularies export to .tiktoken.")
+    if tok.byte_ids != list(range(256)):
+        raise ValueError("The .model format needs the 256 single bytes as ids 0-255 (tokenizers trained here); "
+                         "this vocabulary numbers them otherwise (OpenAI's do): export it to .tiktoken.")
     lines = [MAGIC, tok.pattern or "", str(len(tok.special_tokens))]
     lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
-    lines += [f"{a} {b}" for (a, b), _ in sorted(tok.merges.items(), key=lambda kv: kv[1])]
+    lines += [f"{a} {b}" for (a, b), _ in tok.merges.ordered()]
     return "\n".join(lines) + "\n"
 
 
 def vocab_text(tok: BPETokenizer) -> str:
-    inverse = {i: p for p, i in tok.merges.items()}
     out = []
     for i, b in sorted(tok.vocab.items()):
-        if i in inverse:
-            a, c = inverse[i]
+        parents = tok.merge_parents(i)
+        if parents:
+            a, c = parents
             out.append(f"[{render_bytes(tok.vocab[a])}][{render_bytes(tok.vocab[c])}] -> [{render_bytes(b)}] {i}")
         else:
             out.append(f"[{render_bytes(b)}] {i}")
@@ -108,8 +109,8 @@ def load(model_file: str | Path, *, name: str = "custom_bpe") -> BPETokenizer:
 
 def tiktoken_ranks(tok: BPETokenizer) -> dict[bytes, int]:
     """bytes -> rank, as tiktoken wants. Needs byte-order base ids and distinct token bytes."""
-    if tok.byte_ids != list(range(256)):
-        return dict(tok._ranks)
+    if tok.byte_ids != list(range(256)):  # OpenAI's numbering: the ids are the ranks already
+        return {b: i for i, b in tok.vocab.items()}
     ranks: dict[bytes, int] = {}
     for i, b in sorted(tok.vocab.items()):
         if b in ranks:
