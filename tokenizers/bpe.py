@@ -293,17 +293,32 @@ class BPETokenizer(Tokenizer):
 
     # -- saving ----------------------------------------------------------------------------------
     def save(self, prefix) -> tuple:
-        """Write prefix.model and prefix.vocab (minbpe's formats)."""
-        from . import bpe_io
+        """Write prefix.model and prefix.vocab (minbpe's formats); the two paths."""
+        from pathlib import Path
 
-        return bpe_io.save(self, prefix)
+        from .minbpe_format import model_text, vocab_text
+
+        prefix = Path(prefix)
+        model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
+        model.write_text(model_text(self), encoding="utf-8")
+        vocab.write_text(vocab_text(self), encoding="utf-8")
+        return model, vocab
 
     @classmethod
     def load(cls, model_file, *, name: str = "custom_bpe") -> "BPETokenizer":
         """Read a minbpe .model file."""
-        from . import bpe_io
+        from pathlib import Path
 
-        return bpe_io.load(model_file, name=name)
+        return cls.loads(Path(model_file).read_text(encoding="utf-8"), name=name)
+
+    @classmethod
+    def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
+        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
+        from .minbpe_format import parse_model
+
+        m = parse_model(text)
+        return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
+                              name=name)
 
     # -- training --------------------------------------------------------------------------------
     def train(self, text: str | bytes, vocab_size: int, *, pattern: str | None = None,

@@ -1,16 +1,7 @@
-"""Saving and loading BPETokenizer models.
-
-minbpe's `.model` format (the de facto teaching format), written and read as minbpe does:
-
-    minbpe v1
-    <split pattern, or an empty line for none>
-    <number of special tokens>
-    <special> <id>          one line per special token
-    <left id> <right id>    one line per merge, in rank order; the i-th merge makes id 256 + i
-
-plus a `.vocab` file for people only (each token rendered, with its parents), never read back.
-Export to tiktoken: a `.tiktoken` file (base64(token bytes) rank, one per line) with the pattern and
-specials, so that `tiktoken.Encoding` can load a model trained here.
+"""Saving and loading BPETokenizer models: minbpe's `.model` format (the de facto teaching format,
+see minbpe_format.py) and its `.vocab` companion. Export to tiktoken: a `.tiktoken` file
+(base64(token bytes) rank, one per line) with the pattern and specials, so that
+`tiktoken.Encoding` can load a model trained here.
 """
 
 from __future__ import annotations
@@ -20,91 +11,24 @@ import json
 from pathlib import Path
 
 from .bpe import BPETokenizer
-from .text import printable_bytes
+from .minbpe_format import MAGIC, ModelFormatError, model_text, render_bytes, vocab_text
 
-MAGIC = "minbpe v1"
-
-
-def render_bytes(b: bytes) -> str:
-    """A printable rendering of token bytes for the .vocab file (control characters escaped)."""
-    return printable_bytes(b, marks=False)
-
-
-def model_text(tok: BPETokenizer) -> str:
-    if tok.byte_ids != list(range(256)):
-        raise ValueError("The .model format needs the 256 single bytes as ids 0-255 (tokenizers trained here); "
-                         "this vocabulary numbers them otherwise (OpenAI's do): export it to .tiktoken.")
-    lines = [MAGIC, tok.pattern or "", str(len(tok.special_tokens))]
-    lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
-    lines += [f"{a} {b}" for (a, b), _ in tok.merges.ordered()]
-    return "\n".join(lines) + "\n"
-
-
-def vocab_text(tok: BPETokenizer) -> str:
-    out = []
-    for i, b in sorted(tok.vocab.items()):
-        parents = tok.merge_parents(i)
-        if parents:
-            a, c = parents
-            out.append(f"[{render_bytes(tok.vocab[a])}][{render_bytes(tok.vocab[c])}] -> [{render_bytes(b)}] {i}")
-        else:
-            out.append(f"[{render_bytes(b)}] {i}")
-    return "\n".join(out) + "\n"
+__all__ = ["MAGIC", "ModelFormatError", "export_tiktoken", "load", "loads", "model_text", "render_bytes", "save",
+           "tiktoken_meta", "tiktoken_ranks", "tiktoken_text", "to_tiktoken_encoding", "vocab_text"]
 
 
 def save(tok: BPETokenizer, prefix: str | Path) -> tuple[Path, Path]:
-    """Write prefix.model and prefix.vocab."""
-    prefix = Path(prefix)
-    model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
-    model.write_text(model_text(tok), encoding="utf-8")
-    vocab.write_text(vocab_text(tok), encoding="utf-8")
-    return model, vocab
-
-
-class ModelFormatError(ValueError):
-    pass
+    """Write prefix.model and prefix.vocab (BPETokenizer.save)."""
+    return tok.save(prefix)
 
 
 def loads(text: str, *, name: str = "custom_bpe") -> BPETokenizer:
     """Parse a minbpe .model file's text; a malformed file raises ModelFormatError naming the line."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != MAGIC:
-        raise ModelFormatError(f"Not a minbpe model: the first line should be {MAGIC!r}.")
-    if len(lines) < 3:
-        raise ModelFormatError("The model file ends before its special-token count.")
-    tok = BPETokenizer(lines[1] or None, name=name)
-    try:
-        n_special = int(lines[2])
-    except ValueError:
-        raise ModelFormatError(f"Line 3 should be the number of special tokens, not {lines[2]!r}.") from None
-    specials = {}
-    for k in range(n_special):
-        line = lines[3 + k] if 3 + k < len(lines) else ""
-        s, _, i = line.rpartition(" ")
-        if not s or not i.isdigit():
-            raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line!r}.")
-        specials[s] = int(i)
-    idx = 256
-    for lineno, line in enumerate(lines[3 + n_special:], start=4 + n_special):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            raise ModelFormatError(f"Line {lineno} should be two token ids, not {line[:60]!r}.")
-        a, b = int(parts[0]), int(parts[1])
-        if a not in tok.vocab or b not in tok.vocab:
-            raise ModelFormatError(f"Line {lineno} merges id {a if a not in tok.vocab else b}, "
-                                   f"which no earlier line defines.")
-        tok.merges[(a, b)] = idx
-        tok.vocab[idx] = tok.vocab[a] + tok.vocab[b]
-        idx += 1
-    tok.special_tokens = specials
-    tok._reset_caches()
-    return tok
+    return BPETokenizer.loads(text, name=name)
 
 
 def load(model_file: str | Path, *, name: str = "custom_bpe") -> BPETokenizer:
-    return loads(Path(model_file).read_text(encoding="utf-8"), name=name)
+    return BPETokenizer.load(model_file, name=name)
 
 
 def tiktoken_ranks(tok: BPETokenizer) -> dict[bytes, int]:
