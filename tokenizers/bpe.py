@@ -293,12 +293,18 @@ class BPETokenizer(Tokenizer):
 
     # -- saving ----------------------------------------------------------------------------------
     def save(self, prefix) -> tuple:
-        """Write prefix.model and prefix.vocab (minbpe's formats); the two paths."""
+        """Write the model next to `prefix`; the two paths. minbpe's prefix.model and prefix.vocab
+        when the 256 bytes are ids 0-255 (models trained here), else tiktoken's prefix.tiktoken with
+        prefix.json (pattern and special tokens), the format OpenAI's vocabularies come in."""
         from pathlib import Path
 
         from .minbpe_format import model_text, vocab_text
 
         prefix = Path(prefix)
+        if self.byte_ids != list(range(256)):
+            from .bpe_io import export_tiktoken
+
+            return export_tiktoken(self, prefix)
         model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
         model.write_text(model_text(self), encoding="utf-8")
         vocab.write_text(vocab_text(self), encoding="utf-8")
@@ -306,10 +312,20 @@ class BPETokenizer(Tokenizer):
 
     @classmethod
     def load(cls, model_file, *, name: str = "custom_bpe") -> "BPETokenizer":
-        """Read a minbpe .model file."""
+        """Read what `save` wrote: a minbpe .model file, or a .tiktoken file (with its .json beside
+        it for the pattern and special tokens, when there is one)."""
+        import json
         from pathlib import Path
 
-        return cls.loads(Path(model_file).read_text(encoding="utf-8"), name=name)
+        path = Path(model_file)
+        if path.suffix == ".tiktoken":
+            from tiktoken.load import load_tiktoken_bpe
+
+            meta_file = path.with_suffix(".json")
+            meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+            return cls.from_ranks(load_tiktoken_bpe(str(path)), pattern=meta.get("pattern") or None,
+                                  special_tokens=meta.get("special_tokens", {}), name=name)
+        return cls.loads(path.read_text(encoding="utf-8"), name=name)
 
     @classmethod
     def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
