@@ -11,7 +11,8 @@ from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from ui import uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
-from ui.formatting import duration, render_token
+from app_pages.widgets import lab_player
+from ui.formatting import duration, escape_markdown, md_code, render_token
 from ui.spans import render_spans
 from ui.tables import merge_rows, pair_rows
 
@@ -29,6 +30,16 @@ SPLITS = {"GPT-4 pattern": GPT4_PATTERN, "GPT-2 pattern": GPT2_PATTERN, "No spli
           "Custom regex": "custom"}
 DEFAULT_TEXT = ("aaabdaaabac\n\nThe cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat, "
                 "and the cat sat and sat and sat.")
+
+CLASSIC_TEXT, CLASSIC_VOCAB, CLASSIC_SPLIT = "aaabdaaabac", 259, "No split (the plain algorithm)"
+
+
+def load_classic():
+    """One click: the text, size and split that turn aaabdaaabac into [258, 100, 258, 97, 99]."""
+    st.session_state.update({f"{K}source": "Paste", f"{K}text": CLASSIC_TEXT, f"{K}vocab": CLASSIC_VOCAB,
+                             f"{K}split": CLASSIC_SPLIT, f"{K}autotrain": True, f"{K}view": "Step by step",
+                             f"{K}step": 3})
+
 
 st.title("BPE Lab")
 st.caption("Train a byte-level BPE on a text and watch it learn, merge by merge. It starts from the 256 "
@@ -81,7 +92,11 @@ if len(corpus) > limit:
     st.info(f"The text has {len(corpus):,} characters; the lab trains on the first {limit:,} "
             f"so that training stays under a few seconds{why}.")
 
-if st.button("Train", type="primary", disabled=bool(problem), key=f"{K}train"):
+b1, b2 = st.columns([1, 3], vertical_alignment="center")
+clicked = b1.button("Train", type="primary", disabled=bool(problem), key=f"{K}train")
+b2.button("Classic example: train on `aaabdaaabac` to 259 tokens", key=f"{K}classic", on_click=load_classic,
+          help="Loads the worked example of the BPE literature (no split, 3 merges) and trains on it.")
+if clicked or st.session_state.pop(f"{K}autotrain", False):
     text = corpus[:limit]
     bar = st.progress(0.0, text="Starting…")
     start = time.perf_counter()
@@ -129,20 +144,23 @@ with st.container(border=True):
 
 tok = st.session_state.get(f"{K}model")
 if tok is None:
-    st.info("Choose a text and press **Train**. Try the default text with a vocabulary of 259: three merges "
-            "turn `aaabdaaabac` into `[258, 100, 258, 97, 99]`.")
+    st.info("Choose a text and press **Train**, or press **Classic example** to train on `aaabdaaabac` with a "
+            "vocabulary of 259 and no split: three merges turn it into `[258, 100, 258, 97, 99]`.")
     st.stop()
 
 # -- results ---------------------------------------------------------------------------------------
 report = st.session_state.get(f"{K}report")
 trained_text = st.session_state.get(f"{K}trained_text", "")
 text_bytes = len(trained_text.encode("utf-8"))
-if report is not None:
+trained_here = report is not None  # a loaded model has merges but no training record
+if trained_here:
     st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
                f"({report.unique_chunks:,} distinct chunks) in {duration(report.seconds)} "
                f"({ENGINES.get(report.trainer, report.trainer)}). "
                f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
                "It is now on the Compare page as **Lab BPE** for the rest of this visit.")
+    if trained_text == CLASSIC_TEXT:
+        st.markdown(f"`{CLASSIC_TEXT}` encodes to `{tok.encode(CLASSIC_TEXT, disallowed_special=())}`.")
     if report.stopped_early:
         st.warning(report.stopped_early)
     if report.replaced_bytes:
@@ -150,72 +168,132 @@ if report is not None:
 else:
     st.success(f"Loaded a model with {len(tok.merges):,} merges. It has no training record, so the "
                "curves and the step view need a model trained here.")
+NO_RECORD = "A loaded model has no training record; train one here to see this."
+NO_MERGES = ("0 merges were learned (a vocabulary of 256 is just the single bytes), so there is nothing to "
+             "show here yet: raise the vocabulary size and train again.")
 
-tabs = st.tabs(["Merges", "Compression", "Step by step", "Vocabulary trade-off", "Tokens", "Save"])
-with tabs[0]:
-    q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ·the")
+
+def keep_view():
+    """A segmented control can be clicked off; the view stays on what was shown."""
+    if st.session_state.get(f"{K}view") is None:
+        st.session_state[f"{K}view"] = st.session_state.get(f"{K}last_view", VIEWS[0])
+    st.session_state[f"{K}last_view"] = st.session_state[f"{K}view"]
+
+
+# the view is a keyed control, not st.tabs: tabs forget their selection when a widget inside them
+# reruns the page, so moving the step slider jumped back to "Merges"
+VIEWS = ["Merges", "Compression", "Step by step", "Vocabulary trade-off", "Tokens", "Save"]
+st.session_state.setdefault(f"{K}view", VIEWS[0])
+view = st.segmented_control("View", VIEWS, key=f"{K}view", on_change=keep_view, label_visibility="collapsed") or VIEWS[0]
+
+
+def letter_names(n_merges: int) -> dict[int, str]:
+    """New tokens named as the worked examples write them: Z, Y, X, … A, then Z2, Y2, …"""
+    letters = "ZYXWVUTSRQPONMLKJIHGFEDCBA"
+    return {256 + k: letters[k % 26] + (str(k // 26 + 1) if k >= 26 else "") for k in range(n_merges)}
+
+
+def search_key(q: str) -> str:
+    """What a person types (a real space, tab or newline) in the marks the table shows (· → ↵)."""
+    return q.replace(" ", "·").replace("\t", "→").replace("\n", "↵").replace("\r", "␍")
+
+
+@st.fragment
+def step_view():
+    """The text after k merges. A fragment: the slider and the Play clock rerun only this part."""
+    n = len(tok.history)
+    k0 = min(st.session_state.get(f"{K}step", 0), n)
+    event = lab_player(key=f"{K}player", data={"step": k0, "n": n})
+    if event.restart:
+        st.session_state[f"{K}step"] = 0
+    elif event.tick and k0 < n:
+        st.session_state[f"{K}step"] = k0 + 1
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    k = c1.slider("Merges applied", 0, n, key=f"{K}step")
+    named = c2.toggle("Letter names (Z, Y, X…)", key=f"{K}names",
+                      help="Write each new token as a capital letter, as worked examples of BPE do.")
+    small = tok.truncated(k)
+    sample = trained_text[:STEP_TEXT_CHARS]
+    toks = small.tokenize(sample, disallowed_special=())
+    names = letter_names(k) if named else None
+    show = (lambda i: names[i] if names and i in names else render_token(tok.vocab[i]))
+    if k:
+        r = tok.history[k - 1]
+        st.markdown(f"Merge **{k}** joined `{escape_markdown(show(r.pair[0]))}` + `{escape_markdown(show(r.pair[1]))}` "
+                    f"→ `{escape_markdown(show(r.new_id))}`" + (f" = `{render_token(tok.vocab[r.new_id])}`" if names else "")
+                    + f" (id {r.new_id}), a pair seen {r.count:,} times. Its tokens are outlined in the text.")
+    st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
+               f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
+                                      if len(trained_text) > STEP_TEXT_CHARS else "."))
+    st.html(render_spans(sample, toks, whitespace=True, names=names,
+                         highlight={tok.history[k - 1].new_id} if k else frozenset()))
+    if len(trained_text) <= PAIR_VIEW_CHARS and k < n:
+        top = tok.pair_counts_at(trained_text, k)
+        st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
+        rows = pair_rows(tok, top, tok.history[k].pair)
+        if names:
+            for row, (pair, _) in zip(rows, top):
+                row["left"], row["right"] = show(pair[0]), show(pair[1])
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}pairs")
+    elif len(trained_text) > PAIR_VIEW_CHARS:
+        st.caption(f"Pair counts per step are shown for texts up to {PAIR_VIEW_CHARS:,} characters.")
+
+
+if view == "Merges":
+    q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ' the' (a space is ·)")
     rows = merge_rows(tok)
     if q:
-        rows = [r for r in rows if q in r["left"] or q in r["right"] or q in r["new token"]]
-    st.caption(f"{len(rows):,} merges" + (f" containing {q!r}" if q else "") + ". · is a space, ↵ a newline.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, height=420, key=f"{K}merges")
+        needle = search_key(q)
+        rows = [r for r in rows if needle in r["left"] or needle in r["right"] or needle in r["new token"]]
+    st.caption(f"{len(rows):,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+               + ". · is a space, ↵ a newline, → a tab; type them as they are.")
+    if rows:  # the table's height follows its rows (st.dataframe's own sizing), up to about ten
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}merges")
 
-with tabs[1]:
-    if tok.history:
+elif view == "Compression":
+    if not trained_here:
+        st.info(NO_RECORD)
+    elif not tok.history:
+        st.info(NO_MERGES)
+    else:
         st.plotly_chart(compression_figure(tok, text_bytes), key=f"{K}curve")
         last = tok.history[-1]
         st.caption(f"{text_bytes:,} bytes → {last.tokens_after:,} tokens after {len(tok.history):,} merges "
                    f"({text_bytes / last.tokens_after:.2f} bytes per token).")
-    else:
-        st.info("A loaded model has no training record; train one here to see its curve.")
 
-with tabs[2]:
-    if tok.history:
-        k = st.slider("Merges applied", 0, len(tok.history), key=f"{K}step")
-        small = tok.truncated(k)
-        sample = trained_text[:STEP_TEXT_CHARS]
-        toks = small.tokenize(sample, disallowed_special=())
-        if k:
-            r = tok.history[k - 1]
-            st.markdown(f"Merge **{k}** joined `{render_token(tok.vocab[r.pair[0]])}` + "
-                        f"`{render_token(tok.vocab[r.pair[1]])}` → `{render_token(tok.vocab[r.new_id])}` "
-                        f"(id {r.new_id}), a pair seen {r.count:,} times.")
-        st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
-                   f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
-                                          if len(trained_text) > STEP_TEXT_CHARS else "."))
-        st.html(render_spans(sample, toks))
-        if len(trained_text) <= PAIR_VIEW_CHARS and k < len(tok.history):
-            top = tok.pair_counts_at(trained_text, k)
-            st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
-            st.dataframe(pd.DataFrame(pair_rows(tok, top, tok.history[k].pair)), hide_index=True,
-                         key=f"{K}pairs")
-        elif len(trained_text) > PAIR_VIEW_CHARS:
-            st.caption(f"Pair counts per step are shown for texts up to {PAIR_VIEW_CHARS:,} characters.")
+elif view == "Step by step":
+    if not trained_here:
+        st.info(NO_RECORD)
+    elif not tok.history:
+        st.info(NO_MERGES)
     else:
-        st.info("A loaded model has no training record; train one here to step through it.")
+        step_view()
 
-with tabs[3]:
-    if tok.history:
+elif view == "Vocabulary trade-off":
+    if not trained_here:
+        st.info(NO_RECORD)
+    elif not tok.history:
+        st.info(NO_MERGES)
+    else:
         d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
         st.plotly_chart(sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
         st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "
                    "bigger: every point is this text's length at that vocabulary size, read from the training record.")
-    else:
-        st.info("A loaded model has no training record; train one here to see the trade-off.")
 
-with tabs[4]:
+elif view == "Tokens":
     if len(tok.vocab) > 256:
         st.plotly_chart(length_histogram(len(b) for i, b in tok.vocab.items() if i >= 256), key=f"{K}hist")
         st.markdown("**Longest tokens**")
         st.dataframe(pd.DataFrame([{"id": i, "token": render_token(tok.vocab[i]), "bytes": len(tok.vocab[i])}
                                    for i in tok.longest_tokens()]), hide_index=True, key=f"{K}longest")
     else:
-        st.info("No merges yet.")
+        st.info(NO_MERGES)
 
-with tabs[5]:
+else:  # Save
     st.markdown("**Download** — the minbpe `.model` format (and its human-readable `.vocab`), or tiktoken's "
                 "format with a JSON file holding the pattern and special tokens. A `.model` file loads back "
-                "with the uploader under **Train**.")
+                "with the uploader under **Train**. The model lives only in this visit: download it to keep it "
+                "or to share it.")
     d1, d2, d3, d4 = st.columns(4)
     d1.download_button("lab_bpe.model", bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model", on_click="ignore")
     d2.download_button("lab_bpe.vocab", bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab", on_click="ignore")

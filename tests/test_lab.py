@@ -43,9 +43,10 @@ def test_classic_vector_and_step_view():
     assert any(engine in s.value for s in at.success)  # the page says which engine trained
     merges = at.dataframe[0].value
     assert list(merges["new token"]) == ["aa", "ab", "aaab"] and list(merges["count"]) == [4, 2, 2]
+    at.segmented_control(key=f"{K}view").set_value("Step by step").run()
     at.slider(key=f"{K}step").set_value(1).run()
     assert any("Merge **1** joined `a` + `a` → `aa`" in m.value for m in at.markdown)
-    pairs = at.dataframe[1].value
+    pairs = at.dataframe[0].value  # the step view shows the pair counts (the merge table is in its own view)
     assert pairs.iloc[0]["left"] == "a" and pairs.iloc[0]["right"] == "b" and pairs.iloc[0][""] == "◀ merged next"
     assert pairs.iloc[0]["count"] == 2
 
@@ -82,7 +83,12 @@ def test_builtin_corpus_curves_and_downloads():
     train(at, vocab=600)
     tok = at.session_state[f"{K}model"]
     assert len(tok.merges) == 344 and tok.special_tokens == {"<|endoftext|>": 600}
-    assert len(at.get("plotly_chart")) >= 3
+    charts = 0
+    for view in ("Compression", "Vocabulary trade-off", "Tokens"):
+        at.segmented_control(key=f"{K}view").set_value(view).run()
+        charts += len(at.get("plotly_chart"))
+    assert charts == 3
+    at.segmented_control(key=f"{K}view").set_value("Save").run()
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["lab_bpe.model", "lab_bpe.vocab", "lab_bpe.tiktoken", "lab_bpe.json"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass
 
 from tokenizers import Token
@@ -18,16 +18,74 @@ from tokenizers.text import ByteCharMap
 
 from .formatting import hexbytes, plural
 
-# pastel backgrounds that keep dark text readable (contrast > 7:1), spread over hue and lightness
-# so that neighbours differ for common kinds of color blindness too
-PALETTE = ("#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6", "#ffadad", "#a0c4ff",
-           "#d0f4de", "#fcf6bd", "#e4c1f9", "#b5ead7")
+# Token backgrounds. Light: pastels under dark text (contrast >= 9:1); dark: deep tones under light
+# text (>= 7:1). Within each palette every two colors are at least 20 apart in CIELAB (delta E 1976),
+# so no two colors are "nearly the same"; `assign_colors` then keeps neighbours on different colors.
+PALETTE = ("#caffbf", "#f49af4", "#f8a981", "#81c7f8", "#fccfe6", "#81f881", "#81f8f8", "#f8e481", "#fcedcf",
+           "#c1b1f1")
+PALETTE_DARK = ("#6b4a1f", "#29298e", "#274d68", "#7e2552", "#225922", "#8e2929", "#3d2259", "#53282b", "#7e257e",
+                "#285348")
 ALTERNATING = ("#dbeafe", "#fde68a")
+ALTERNATING_DARK = ("#1e3a5f", "#5c4813")
+
+
+def _lab(hex_color: str) -> tuple[float, float, float]:
+    """sRGB hex -> CIELAB (D65)."""
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(int(hex_color[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def color_distance(a: str, b: str) -> float:
+    """CIE76 delta E between two hex colors (about 2.3 is a just-noticeable difference)."""
+    return sum((p - q) ** 2 for p, q in zip(_lab(a), _lab(b))) ** 0.5
+
+
+def _preferred(token_id: int) -> int:
+    return (token_id * 2654435761 & 0xFFFFFFFF) % len(PALETTE)
 
 
 def color_for(token_id: int) -> str:
-    """A stable color per id: the same token always gets the same color."""
-    return PALETTE[(token_id * 2654435761 & 0xFFFFFFFF) % len(PALETTE)]
+    """The color a token id prefers (its color unless a neighbour already has it)."""
+    return PALETTE[_preferred(token_id)]
+
+
+def assign_colors(keys: Sequence) -> list[tuple[int, bool]]:
+    """(palette index, divider) per segment, for segments identified by `keys` (their ids).
+
+    A key keeps one color wherever it appears (a repeated token keeps its color). A key gets its
+    color where it first appears: the one its id prefers, unless the left neighbour or an already
+    colored right neighbour has it, then the next free one. Two neighbours can still meet with the
+    same color when both were colored elsewhere first; that pair gets `divider=True`, drawn as a
+    visible edge, so adjacent tokens always differ visibly."""
+    n = len(PALETTE)
+    color_of: dict = {}
+    out: list[tuple[int, bool]] = []
+    prev = None
+    for k, key in enumerate(keys):
+        c = color_of.get(key)
+        if c is None:
+            avoid = {prev}
+            if k + 1 < len(keys) and keys[k + 1] in color_of:
+                avoid.add(color_of[keys[k + 1]])
+            c = _preferred(key[0] if isinstance(key, tuple) else key)
+            for step in range(n):
+                if (c + step) % n not in avoid:
+                    c = (c + step) % n
+                    break
+            color_of[key] = c
+        out.append((c, c == prev))
+        prev = c
+    return out
 
 
 @dataclass(frozen=True)
@@ -87,6 +145,21 @@ def segment_tooltip(seg: Segment, text: str, rank_of: Callable[[int], int | None
     return "\n".join(lines)
 
 
+def _palette_css() -> str:
+    light = "".join(f".tl-c{k}{{background:{c}}}" for k, c in enumerate(PALETTE))
+    light += "".join(f".tl-a{k}{{background:{c}}}" for k, c in enumerate(ALTERNATING))
+    dark = "".join(f".tl-c{k}{{background:{c}}}" for k, c in enumerate(PALETTE_DARK))
+    dark += "".join(f".tl-a{k}{{background:{c}}}" for k, c in enumerate(ALTERNATING_DARK))
+    return light + "@media (prefers-color-scheme: dark){" + dark + DARK_RULES + "}"
+
+
+# Colors outside the token boxes inherit the page's text color, so the same HTML reads on Streamlit's
+# light and dark themes; inside a box the text color belongs to the box's palette.
+DARK_RULES = (".tl-spans{color:#f3f4f6}.tl-tok:hover,.tl-pin{outline-color:#f9fafb}.tl-ws,.tl-nl{color:#9ca3af}"
+              ".tl-ids{color:#d1d5db}.tl-fallback{outline-color:#f87171}.tl-group{outline-color:#d1d5db}"
+              ".tl-same{box-shadow:inset 3px 0 0 #f9fafb}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
+              ".tl-hl{outline-color:#fbbf24}")
+
 CSS = """
 <style>
 .tl-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;
@@ -94,20 +167,28 @@ CSS = """
 .tl-spans{direction:ltr;}
 .tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
+.tl-spans[data-owner] .tl-tok{cursor:pointer;}
 .tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
-.tl-tok:hover::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
+.tl-tok[data-tip]:hover::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
   white-space:pre-wrap;overflow-wrap:anywhere;width:max-content;max-width:min(300px,80vw);
-  background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;direction:ltr;
-  padding:6px 8px;border-radius:6px;box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
+  background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;direction:ltr;font-weight:400;
+  padding:6px 8px;border-radius:6px;border:1px solid rgba(255,255,255,.3);
+  box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
 .tl-flip .tl-tok:hover::after{left:auto;right:0;}
 .tl-mark{color:#9ca3af;}
+.tl-nl{color:#6b7280;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
 .tl-special{background:#111827 !important;color:#fef08a;font-weight:600;}
 .tl-fallback{outline:2px dotted #b91c1c;outline-offset:-1px;}
 .tl-sp{color:#7c3aed;font-weight:700;}
 .tl-ws{color:#6b7280;}
 .tl-diff{border-left:3px solid #dc2626;}
+.tl-same{box-shadow:inset 3px 0 0 #111827;}
+.tl-pin{outline:3px solid #111827;outline-offset:1px;z-index:3;}
+.tl-hl{outline:3px solid #b45309;outline-offset:0;font-weight:700;}
 .tl-ids{font-size:.68rem;color:#374151;vertical-align:super;}
+.tl-neutral{background:#e5e7eb;}
+""" + _palette_css() + """
 </style>
 """
 
@@ -128,15 +209,36 @@ def _body(t_first: Token, shown: str, whitespace: bool) -> str:
     return prefix + visible(shown, whitespace)
 
 
+def _split_breaks(shown: str) -> tuple[str, str]:
+    """(text, trailing line breaks). A segment's trailing newlines are written after its box, so a
+    box never wraps onto the next line as an empty sliver (Mistral's <0x0A> piece)."""
+    core = shown.rstrip("\r\n")
+    return core, shown[len(core):]
+
+
 def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False, alternating: bool = False,
                  marks: set[int] | frozenset[int] = frozenset(),
-                 rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False) -> str:
+                 rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False,
+                 owner: str | None = None, start: int = 0, pinned: int | None = None,
+                 highlight: AbstractSet[int] = frozenset(), names: Mapping[int, str] | None = None,
+                 font_size: str | None = None) -> str:
     """HTML for colored token spans. `marks`: byte offsets of boundaries to flag (boundary diff).
-    `flip_tips`: open tooltips to the left (for a column at the right edge of the page)."""
-    parts = [CSS, f'<div class="tl-spans{" tl-flip" if flip_tips else ""}">']
-    for k, seg in enumerate(segments(text, tokens)):
+    `flip_tips`: open tooltips to the left (for a column at the right edge of the page).
+    `owner`: makes the tokens clickable (data-owner on the container, data-pos = `start` + the index of
+    each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined.
+    `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
+    their text (the Lab's Z, Y, X…). `font_size`: a CSS size for the text (presentation mode)."""
+    segs = segments(text, tokens)
+    colors = assign_colors([tuple(t.id for t in seg.tokens) for seg in segs]) if not alternating else None
+    attrs = f' data-owner="{html.escape(owner, quote=True)}"' if owner else ""
+    style = f' style="font-size:{html.escape(font_size, quote=True)}"' if font_size else ""
+    parts = [CSS, f'<div class="tl-spans{" tl-flip" if flip_tips else ""}"{attrs}{style}>']
+    pos = start
+    for k, seg in enumerate(segs):
         first = seg.tokens[0]
-        classes = ["tl-tok"]
+        classes = ["tl-tok", f"tl-a{k % 2}" if alternating else f"tl-c{colors[k][0]}"]
+        if colors and colors[k][1]:
+            classes.append("tl-same")
         if seg.grouped:
             classes.append("tl-group")
         if any(t.special for t in seg.tokens):
@@ -145,43 +247,63 @@ def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False
             classes.append("tl-fallback")
         if marks and any(t.byte_span[0] in marks for t in seg.tokens):
             classes.append("tl-diff")
-        bg = ALTERNATING[k % 2] if alternating else color_for(first.id)
-        body = _body(first, text[seg.char_span[0]:seg.char_span[1]], whitespace)
+        if highlight and any(t.id in highlight for t in seg.tokens):
+            classes.append("tl-hl")
+        if pinned is not None and pos <= pinned < pos + len(seg.tokens):
+            classes.append("tl-pin")
+        core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
+        if names and not seg.grouped and first.id in names:
+            body = html.escape(names[first.id])
+        else:
+            body = _body(first, core, whitespace) if core or first.piece else ""
+        if breaks:
+            if whitespace:
+                body += visible(breaks, True).replace("\n", "")
+            elif not body:  # a token that is only a line break: a faint mark so its box can be seen
+                body = f'<span class="tl-nl">{"↵" * breaks.count(chr(10)) or "␍"}</span>'
         if seg.grouped:
             body += f'<span class="tl-ids">[{len(seg.tokens)}]</span>'
         tip = html.escape(segment_tooltip(seg, text, rank_of), quote=True)
         ids = " ".join(str(t.id) for t in seg.tokens)
-        parts.append(f'<span class="{" ".join(classes)}" style="background:{bg}" data-tip="{tip}" '
-                     f'data-ids="{ids}">{body}</span>')
+        parts.append(f'<span class="{" ".join(classes)}" data-tip="{tip}" data-ids="{ids}" data-pos="{pos}">'
+                     f'{body}</span>{html.escape(breaks)}')
+        pos += len(seg.tokens)
     parts.append("</div>")
     return "".join(parts)
 
 
 def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int) -> str:
-    """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count) for tests."""
+    """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count) for tests.
+    Its colors inherit the page's, so it reads on light and dark themes."""
     return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
             f'style="font-family:sans-serif;margin:.2rem 0 .4rem">'
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
-            f'<span style="color:#374151">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
+            f'<span style="opacity:.8">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
             f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}</span></div>')
 
 
-LEGEND = (CSS + '<div style="font-family:sans-serif;font-size:.85rem;color:#374151;line-height:2.2">'
-          '<span class="tl-tok tl-group" style="background:#e5e7eb">&nbsp;👋<span class="tl-ids">[3]</span>&nbsp;</span> '
+LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:.85rem;line-height:2.2;opacity:.9">'
+          '<span class="tl-tok tl-group tl-neutral" data-tip="Several tokens that each hold part of one character '
+          '(here the 4 bytes of an emoji in 3 tokens) are drawn as one box; the tooltip lists every id.">'
+          '&nbsp;👋<span class="tl-ids">[3]</span>&nbsp;</span> '
           'several tokens share one character (count in brackets) &nbsp; '
-          '<span class="tl-tok tl-fallback" style="background:#e5e7eb">&nbsp;녕&nbsp;</span> byte-fallback pieces &nbsp; '
-          '<span class="tl-tok tl-special">&lt;|endoftext|&gt;</span> special token &nbsp; '
-          '<span class="tl-tok" style="background:#e5e7eb"><span class="tl-sp">▁</span>word</span> '
+          '<span class="tl-tok tl-fallback tl-neutral" data-tip="SentencePiece had no piece for this character, '
+          'so it spelled out its UTF-8 bytes, one piece per byte (&lt;0xEB&gt; …).">&nbsp;녕&nbsp;</span> byte-fallback '
+          'pieces &nbsp; <span class="tl-tok tl-special" data-tip="A special token: one id for a control string '
+          'such as &lt;|endoftext|&gt;, parsed only when Parse special tokens is on.">&lt;|endoftext|&gt;</span> '
+          'special token &nbsp; <span class="tl-tok tl-neutral" data-tip="SentencePiece writes a space as ▁ '
+          'inside the piece that follows it."><span class="tl-sp">▁</span>word</span> '
           "SentencePiece's word marker &nbsp; "
-          '<span class="tl-tok tl-diff" style="background:#e5e7eb">&nbsp;cut&nbsp;</span> boundary not in the reference'
-          ' &nbsp; hover a token for its id and bytes</div>')
+          '<span class="tl-tok tl-diff tl-neutral" data-tip="With Mark boundaries that differ on: this tokenizer '
+          'cuts here, the reference does not.">&nbsp;cut&nbsp;</span> boundary not in the reference'
+          ' &nbsp; hover a token for its id and bytes, click it to pin its details</div>')
 
 
 def render_chunks(chunks: Sequence[str]) -> str:
     """Pre-tokenization chunks as alternately shaded boxes, whitespace made visible."""
     parts = [CSS, '<div class="tl-spans">']
     for k, c in enumerate(chunks):
-        parts.append(f'<span class="tl-tok" style="background:{ALTERNATING[k % 2]}" '
+        parts.append(f'<span class="tl-tok tl-a{k % 2}" '
                      f'data-tip="{html.escape(repr(c), quote=True)}">{visible(c, True)}</span>')
     parts.append("</div>")
     return "".join(parts)
@@ -191,6 +313,6 @@ def render_parts(labels: Sequence[str], highlight: int | None = None) -> str:
     """The parts of a chunk during encoding, as boxes; the just-merged part outlined."""
     boxes = []
     for k, lab in enumerate(labels):
-        style = "background:#fde68a;outline:2px solid #b45309;" if k == highlight else "background:#e0e7ff;"
-        boxes.append(f'<span class="tl-tok" style="{style}padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
+        cls = "tl-a1 tl-hl" if k == highlight else "tl-a0"
+        boxes.append(f'<span class="tl-tok {cls}" style="padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
     return CSS + '<div class="tl-spans">' + "".join(boxes) + "</div>"

@@ -1,0 +1,117 @@
+"""Interactive pieces built with Streamlit's components v2 (HTML, CSS and JS in the page itself, no
+iframe): a text box that updates as you type, clicks on token spans, the Lab's Play button, and the
+"text with boundaries" view. Their JS and CSS live in ui/web/. User text reaches the DOM only as a
+textarea's value or an element's textContent, never as HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui.spans import segments
+
+WEB = Path(__file__).resolve().parent.parent / "ui" / "web"
+
+
+def _asset(name: str) -> str:
+    return (WEB / name).read_text(encoding="utf-8")
+
+
+LIVE_LIMIT = 20_000      # UTF-8 bytes sent while typing; longer texts wait for Apply
+LIVE_DEBOUNCE_MS = 150   # the pause after the last keystroke before the text is sent
+
+_live_text = st.components.v2.component(
+    "token_lens.live_text",
+    html='<div class="tl-live"><label class="tl-live-label"></label><textarea spellcheck="false"></textarea>'
+         '<div class="tl-live-bar"><button class="tl-live-apply" type="button" hidden>Apply</button>'
+         '<span class="tl-live-status" aria-live="polite"></span></div></div>',
+    css=_asset("live_text.css"), js=_asset("live_text.js"))
+
+_token_clicks = st.components.v2.component("token_lens.token_clicks", js=_asset("token_clicks.js"))
+
+_lab_player = st.components.v2.component(
+    "token_lens.lab_player",
+    html='<div class="tl-player"><button type="button">▶ Play</button><label>Speed <select>'
+         '<option value="1.5">slow</option><option value="0.7" selected>medium</option>'
+         '<option value="0.3">fast</option></select></label></div>',
+    css=(".tl-player{display:flex;gap:1rem;align-items:center;font-family:var(--st-font,sans-serif);"
+         "color:var(--st-text-color,inherit);font-size:.9rem}"
+         ".tl-player button{font:inherit;padding:.35rem 1rem;border-radius:.5rem;cursor:pointer;"
+         "border:1px solid var(--st-border-color,#d1d5db);background:var(--st-secondary-background-color,#f0f2f6);"
+         "color:inherit;min-width:8.5rem}"
+         ".tl-player select{font:inherit;margin-left:.4rem;padding:.2rem;border-radius:.35rem;color:inherit;"
+         "background:var(--st-secondary-background-color,#f0f2f6);border:1px solid var(--st-border-color,#d1d5db)}"),
+    js=_asset("lab_player.js"))
+
+_boundaries = st.components.v2.component(
+    "token_lens.boundaries",
+    html='<div class="tl-bview"><div class="tl-btext"></div><div class="tl-bmarks"></div></div>',
+    css=_asset("boundaries.css"), js=_asset("boundaries.js"))
+
+
+def _noop() -> None:
+    pass
+
+
+def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
+              font_size: str | None = None) -> str:
+    """A text box bound to st.session_state[key] (the text) that sends edits while the person types.
+
+    Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
+    shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
+    edit that crosses such a change on the wire is dropped rather than undoing it."""
+    rev_key, seen_key = f"{key}_rev", f"{key}_seq"
+    st.session_state.setdefault(key, "")
+    st.session_state.setdefault(rev_key, 0)
+    value = st.session_state[key]
+    result = _live_text(key=f"{key}_box", data={"value": value, "rev": st.session_state[rev_key],
+                                                 "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS,
+                                                 "label": label, "placeholder": placeholder, "height": height,
+                                                 "font_size": font_size},
+                        on_text_change=_noop)
+    sent = result.get("text")
+    if (isinstance(sent, dict) and sent.get("rev") == st.session_state[rev_key]
+            and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
+        st.session_state[seen_key] = sent["seq"]
+        st.session_state[key] = sent["value"]
+    return st.session_state[key]
+
+
+def bump(key: str) -> None:
+    """Tell the live box for `key` that Python set a new text."""
+    st.session_state[f"{key}_rev"] = st.session_state.get(f"{key}_rev", 0) + 1
+
+
+def token_clicks(key: str, prefix: str) -> dict | None:
+    """{"owner", "pos"} on the run after a click on a token of spans rendered with an owner that
+    starts with `prefix`, else None."""
+    result = _token_clicks(key=key, data={"prefix": prefix}, on_pick_change=_noop, height=0)
+    pick = result.get("pick")
+    return pick if isinstance(pick, dict) and isinstance(pick.get("pos"), int) else None
+
+
+def lab_player(key: str, data: dict):
+    """Play / Pause with a speed choice; `.tick` or `.restart` is set on the run a step is due."""
+    return _lab_player(key=key, data=data, on_tick_change=_noop, on_restart_change=_noop)
+
+
+def utf16_offsets(text: str, char_offsets) -> list[int]:
+    """Code point offsets -> JavaScript string offsets (characters above U+FFFF count twice)."""
+    out, extra, last = [], 0, 0
+    for c in sorted(char_offsets):
+        extra += sum(1 for ch in text[last:c] if ord(ch) > 0xFFFF)
+        last = c
+        out.append(c + extra)
+    return out
+
+
+def boundaries_view(key: str, text: str, tokens, *, font_size: str | None = None) -> None:
+    """The text shaped as a browser shapes it, with a thin mark at each token boundary."""
+    segs = segments(text, tokens)
+    if not segs:
+        return
+    c0, c1 = segs[0].char_span[0], segs[-1].char_span[1]
+    shown = text[c0:c1]
+    cuts = [seg.char_span[0] - c0 for seg in segs[1:]]
+    _boundaries(key=key, data={"text": shown, "cuts": utf16_offsets(shown, cuts), "font_size": font_size})

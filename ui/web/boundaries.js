@@ -1,0 +1,67 @@
+// "Text with boundaries": the text is one text node, shaped by the browser as it would be anywhere
+// (Arabic joins, Devanagari conjuncts and emoji ZWJ sequences stay whole); token boundaries are thin
+// marks drawn over it at the positions the browser reports for those offsets. A boundary inside a
+// grapheme cluster (a token that ends mid-emoji) underlines that cluster instead.
+export default function ({ data, parentElement }) {
+  const root = parentElement.querySelector(".tl-bview");
+  const textEl = root.querySelector(".tl-btext");
+  const marks = root.querySelector(".tl-bmarks");
+  textEl.textContent = data.text;
+  textEl.style.fontSize = data.font_size || "";
+  const starts = new Set();
+  if (typeof Intl !== "undefined" && Intl.Segmenter) {
+    for (const g of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(data.text)) starts.add(g.index);
+  }
+  const clusterAt = (i) => {  // [start, end) of the grapheme cluster holding UTF-16 offset i
+    let a = i, b = i;
+    while (a > 0 && !starts.has(a)) a--;
+    while (b < data.text.length && !starts.has(b)) b++;
+    return [a, b];
+  };
+  const draw = () => {
+    marks.replaceChildren();
+    const node = textEl.firstChild;
+    if (!node) return;
+    const base = root.getBoundingClientRect();
+    const range = document.createRange();
+    const inner = new Set();
+    let drawn = 0;
+    for (const cut of data.cuts) {
+      if (cut <= 0 || cut >= data.text.length) continue;
+      if (starts.size && !starts.has(cut)) {
+        const [a, b] = clusterAt(cut);
+        if (inner.has(a)) continue;
+        inner.add(a);
+        range.setStart(node, a);
+        range.setEnd(node, b);
+        for (const r of range.getClientRects()) {
+          const u = document.createElement("div");
+          u.className = "tl-bsplit";
+          u.style.left = `${r.left - base.left}px`;
+          u.style.top = `${r.bottom - base.top - 3}px`;
+          u.style.width = `${r.width}px`;
+          marks.appendChild(u);
+        }
+        continue;
+      }
+      range.setStart(node, cut);
+      range.setEnd(node, cut);
+      const r = range.getClientRects()[0] || range.getBoundingClientRect();
+      if (!r || (!r.height && !r.left)) continue;
+      const m = document.createElement("div");
+      m.className = "tl-bmark";
+      m.style.left = `${r.left - base.left - 1}px`;
+      m.style.top = `${r.top - base.top}px`;
+      m.style.height = `${r.height}px`;
+      marks.appendChild(m);
+      drawn++;
+    }
+    root.dataset.marks = String(drawn);
+    root.dataset.splits = String(inner.size);
+  };
+  draw();
+  const ro = new ResizeObserver(() => draw());
+  ro.observe(root);
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(draw);
+  return () => ro.disconnect();
+}

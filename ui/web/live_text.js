@@ -1,0 +1,81 @@
+// A text box that sends its value to Python while the person types: after a pause of `debounce` ms,
+// for texts up to `limit` UTF-8 bytes; above that only on Apply or Ctrl+Enter, with the reason shown.
+// The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
+export default function ({ data, parentElement, setStateValue }) {
+  const root = parentElement.querySelector(".tl-live");
+  const box = root.querySelector("textarea");
+  const label = root.querySelector(".tl-live-label");
+  const status = root.querySelector(".tl-live-status");
+  const apply = root.querySelector(".tl-live-apply");
+  const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null });
+  s.set = setStateValue;  // the newest one: a pending send uses it even after a rerun
+  s.limit = data.limit;
+  s.debounce = data.debounce;
+
+  label.textContent = data.label;
+  box.setAttribute("aria-label", data.label);
+  box.placeholder = data.placeholder || "";
+  box.style.fontSize = data.font_size || "";
+  if (!s.sized) {
+    box.style.height = data.height + "px";
+    s.sized = true;
+  }
+  if (s.rev !== data.rev) {  // Python changed the text (an example, a link): show it
+    s.rev = data.rev;
+    box.value = data.value;
+    s.sent = data.value;
+  }
+
+  const utf8Length = (v) => {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length) { n += 4; i++; }
+      else n += 3;
+    }
+    return n;
+  };
+  const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
+  const send = () => {
+    clearTimeout(s.timer);
+    s.timer = 0;
+    if (box.value === s.sent) return;
+    s.sent = box.value;
+    s.seq += 1;
+    root.dataset.sent = String(s.seq);
+    status.textContent = "";
+    s.set("text", { value: box.value, rev: s.rev, seq: s.seq });
+  };
+  const refresh = () => {
+    const n = utf8Length(box.value);
+    const big = n > s.limit;
+    apply.hidden = !big;
+    root.dataset.mode = big ? "apply" : "live";
+    status.textContent = big
+      ? `Live updates pause above ${kb(s.limit)} so typing stays quick: this text is ${kb(n)}. ` +
+        "Press Apply (or Ctrl+Enter) to tokenize it."
+      : "";
+    return big;
+  };
+  const onInput = () => {
+    clearTimeout(s.timer);
+    if (!refresh()) s.timer = setTimeout(send, s.debounce);
+  };
+  const onKey = (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+      e.preventDefault();
+      send();
+    }
+  };
+  box.addEventListener("input", onInput);
+  box.addEventListener("keydown", onKey);
+  apply.addEventListener("click", send);
+  refresh();
+  return () => {
+    box.removeEventListener("input", onInput);
+    box.removeEventListener("keydown", onKey);
+    apply.removeEventListener("click", send);
+  };
+}
