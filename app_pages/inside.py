@@ -13,8 +13,10 @@ from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
 from tokenizers.text import clean_text
 from ui.explain import PATTERN_PARTS
-from ui.figures import length_histogram, tree_figure
-from ui.formatting import IdParseError, hexbytes, parse_ids, render_token
+from ui.figures import length_histogram
+from app_pages.widgets import token_clicks
+from ui.formatting import IdParseError, escape_markdown, hexbytes, parse_ids, render_token
+from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans
 from ui.tables import CATEGORIES, search_vocab
 
@@ -41,11 +43,26 @@ MAX_CHAR_ROWS = 400  # characters in the code point table
 
 st.title("Inside a token")
 st.caption("Pick a token and see how it came to be: its merge tree, its bytes and code points, how the "
-           "text was cut before BPE, and every merge applied while encoding.")
+           "text was cut before BPE, and every merge applied while encoding. Click a token in the text to pick it.")
 
+# -- a link (or Compare's "Open in Inside a token") chooses the tokenizer, text and token ------------
+URL_TEXT_LIMIT = 2000
+q = st.query_params.to_dict()
+if "tokenizer" in q and q != st.session_state.get(f"{K}url_written"):
+    if q.get("tokenizer") in all_tokenizer_names():
+        st.session_state[f"{K}tok"] = q["tokenizer"]
+    if "text" in q:
+        st.session_state[f"{K}text"] = q["text"]
+    if q.get("id", "").isdigit():
+        st.session_state.update({f"{K}by_id": True, f"{K}id": q["id"]})
+    elif q.get("token", "").isdigit():
+        st.session_state[f"{K}by_id"] = False
+        st.session_state[f"{K}pick_{st.session_state.get(f'{K}tok', 'cl100k_base')}"] = int(q["token"])
+
+pick = token_clicks(f"{K}clicks", prefix="inside:")
 c1, c2 = st.columns([1, 2])
-name = c1.selectbox("Tokenizer", all_tokenizer_names(), index=all_tokenizer_names().index("cl100k_base"),
-                    format_func=title_of, key=f"{K}tok")
+st.session_state.setdefault(f"{K}tok", "cl100k_base")
+name = c1.selectbox("Tokenizer", all_tokenizer_names(), format_func=title_of, key=f"{K}tok")
 replaced = clean_state_text(f"{K}text")
 st.session_state.setdefault(f"{K}text", "Tokenization isn't magic: 안녕하세요 👨‍👩‍👧 naïve café 1234567")
 text = c2.text_area("Text", height=90, key=f"{K}text")
@@ -57,12 +74,19 @@ if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
 bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
 toks = tok.tokenize(clean, disallowed_special=()) if clean else []
-if toks:
-    st.html(render_spans(clean, toks[:MAX_PICK], rank_of=tok.merge_rank))
+shown = toks[:MAX_PICK]
+# the picker is keyed by tokenizer: one shared key kept showing the last tokenizer's token in the
+# browser after a switch ("#0 Token (id 3404)" above a description of Mistral's token 16625)
+pick_key = f"{K}pick_{name}"
+if pick and pick["owner"] == f"inside:{name}" and pick["pos"] < len(shown):
+    st.session_state[pick_key] = pick["pos"]
+    st.session_state[f"{K}by_id"] = False
+if st.session_state.get(pick_key, 0) >= max(1, len(shown)):
+    st.session_state[pick_key] = 0
 
 # -- which token -----------------------------------------------------------------------------------
 by_id = st.toggle("Type a token id instead", key=f"{K}by_id")
-token_id = None
+token_id, k = None, None
 if by_id:
     raw = st.text_input("Token id", "15339" if name == "cl100k_base" else "300", key=f"{K}id")
     try:
@@ -73,18 +97,29 @@ if by_id:
         token_id = ids[0]
     except (IdParseError, UnknownTokenIdError) as e:
         st.error(str(e))
-elif toks:
-    shown = toks[:MAX_PICK]
-    k = st.selectbox("Token", range(len(shown)), key=f"{K}pick",
+elif shown:
+    k = st.selectbox("Token", range(len(shown)), key=pick_key,
                      format_func=lambda i: f"#{i}  {render_token(shown[i].bytes)!s}  (id {shown[i].id})")
     token_id = shown[k].id
 else:
     st.info("Type some text, or switch on *Type a token id instead*.")
+if shown:
+    st.html(render_spans(clean, shown, rank_of=tok.merge_rank, owner=f"inside:{name}", pinned=k))
+
+written = {"tokenizer": name}
+if len(clean) <= URL_TEXT_LIMIT:
+    written["text"] = clean
+if by_id and token_id is not None:
+    written["id"] = str(token_id)
+elif k is not None:
+    written["token"] = str(k)
+st.query_params.from_dict(written)
+st.session_state[f"{K}url_written"] = written
 
 if token_id is not None:
     b = tok.token_bytes(token_id)
     rank = tok.merge_rank(token_id)
-    st.markdown(f"**Token {token_id}** · bytes `{hexbytes(b) or '—'}` · repr `{b!r}`"
+    st.markdown(f"**Token {token_id}** · bytes `{hexbytes(b) or '—'}` · repr `{escape_markdown(repr(b))}`"
                 + (f" · merge rank {rank}" if rank is not None else "")
                 + (" · **special token**" if tok.is_special(token_id) else ""))
 
@@ -99,9 +134,9 @@ with tabs[0]:
         st.info("A base token: a single byte" + (" or code point" if tok.kind == "sentencepiece" else "")
                 + ", where every merge tree ends.")
     else:
-        st.plotly_chart(tree_figure(tok, token_id), key=f"{K}tree")
+        st.html(render_tree(tok, token_id))
         st.caption("Leaves are single bytes (code points for SentencePiece); each box above joins the two below it. "
-                   "The small number is the token id; hover for bytes and merge rank. "
+                   "The small number is the token id; hover for bytes and merge rank. A wide tree scrolls sideways. "
                    + ("SentencePiece keeps scores, not merges: parents are the last merge its own rule makes "
                       "when it encodes the piece alone." if tok.kind == "sentencepiece" else ""))
 

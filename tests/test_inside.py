@@ -22,7 +22,8 @@ def inside_app(**state) -> AppTest:
 def test_tree_for_a_typed_id():
     at = inside_app(tok="cl100k_base", by_id=True, id="15339")
     assert any("**Token 15339**" in m.value and "68 65 6C 6C 6F" in m.value for m in at.markdown)
-    assert len(at.get("plotly_chart")) >= 1
+    tree = [h.proto.body for h in at.get("html") if 'class="tl-tree"' in h.proto.body]
+    assert len(tree) == 1 and tree[0].count('class="tl-tbox tl-tleaf"') == 5  # h e l l o
 
 
 def test_unknown_and_bad_ids_are_named():
@@ -65,3 +66,42 @@ def test_empty_and_tricky_text_keep_the_page():
     for text in ["", "<script>alert(1)</script>", "<|endoftext|>", "a\ud83db"]:
         at = inside_app(text=text)
         assert not at.exception
+
+
+def test_a_link_selects_tokenizer_text_and_token():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.run()
+    at.switch_page("app_pages/inside.py")
+    at.query_params.update({"tokenizer": "gpt2", "text": "hello world", "token": "1"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key=f"{K}tok").value == "gpt2"
+    assert at.selectbox(key=f"{K}pick_gpt2").value == 1
+    assert any("**Token 995**" in m.value for m in at.markdown)  # gpt2's " world"
+    assert at.query_params["token"] == "1" and at.query_params["tokenizer"] == "gpt2"
+    at.query_params.clear()
+    at.query_params.update({"tokenizer": "cl100k_base", "text": "hello world", "id": "1917"})
+    at.run()
+    assert at.toggle(key=f"{K}by_id").value and any("**Token 1917**" in m.value for m in at.markdown)
+
+
+def test_each_tokenizer_has_its_own_picker():
+    """One shared picker key showed the old tokenizer's token after a switch (in the browser)."""
+    at = inside_app(text="Tokenization")
+    at.selectbox(key=f"{K}pick_cl100k_base").set_value(1).run()
+    at.selectbox(key=f"{K}tok").set_value("mistral_sp").run()
+    assert not at.exception
+    pick = at.selectbox(key=f"{K}pick_mistral_sp")
+    tid = get_tokenizer("mistral_sp").encode("Tokenization")[pick.value]
+    assert f"(id {tid})" in pick.proto.options[pick.value] if hasattr(pick.proto, "options") else True
+    assert any(f"**Token {tid}**" in m.value for m in at.markdown)
+
+
+def test_huge_merge_tree_leaves_are_all_drawn():
+    from ui.trees import render_tree
+
+    tok = get_tokenizer("cl100k_base")
+    html = render_tree(tok, 58040)  # 128 spaces
+    assert html.count("class=\"tl-tbox tl-tleaf\"") == 128 and "class=\"tl-tbox tl-tmore\"" not in html
+    small = render_tree(tok, 58040, max_depth=2)
+    assert "class=\"tl-tbox tl-tmore\"" in small and small.count("class=\"tl-tbox") < 10
