@@ -94,7 +94,7 @@ if len(corpus) > limit:
 
 b1, b2 = st.columns([1, 3], vertical_alignment="center")
 clicked = b1.button("Train", type="primary", disabled=bool(problem), key=f"{K}train")
-b2.button("Classic example: train on `aaabdaaabac` to 259 tokens", key=f"{K}classic", on_click=load_classic,
+b2.button("Classic example: `aaabdaaabac` with 259 tokens, no split", key=f"{K}classic", on_click=load_classic,
           help="Loads the worked example of the BPE literature (no split, 3 merges) and trains on it.")
 if clicked or st.session_state.pop(f"{K}autotrain", False):
     text = corpus[:limit]
@@ -198,16 +198,23 @@ def search_key(q: str) -> str:
     return q.replace(" ", "·").replace("\t", "→").replace("\n", "↵").replace("\r", "␍")
 
 
+def advance_step():
+    """Play's clock (a callback, so the step moves before the slider is drawn)."""
+    model = st.session_state.get(f"{K}model")
+    if model is not None and st.session_state.get(f"{K}step", 0) < len(model.history):
+        st.session_state[f"{K}step"] = st.session_state.get(f"{K}step", 0) + 1
+
+
+def restart_steps():
+    st.session_state[f"{K}step"] = 0
+
+
 @st.fragment
 def step_view():
     """The text after k merges. A fragment: the slider and the Play clock rerun only this part."""
     n = len(tok.history)
-    k0 = min(st.session_state.get(f"{K}step", 0), n)
-    event = lab_player(key=f"{K}player", data={"step": k0, "n": n})
-    if event.restart:
-        st.session_state[f"{K}step"] = 0
-    elif event.tick and k0 < n:
-        st.session_state[f"{K}step"] = k0 + 1
+    lab_player(key=f"{K}player", data={"step": min(st.session_state.get(f"{K}step", 0), n), "n": n},
+               on_tick=advance_step, on_restart=restart_steps)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     k = c1.slider("Merges applied", 0, n, key=f"{K}step")
     named = c2.toggle("Letter names (Z, Y, X…)", key=f"{K}names",

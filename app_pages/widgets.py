@@ -91,9 +91,10 @@ def token_clicks(key: str, prefix: str) -> dict | None:
     return pick if isinstance(pick, dict) and isinstance(pick.get("pos"), int) else None
 
 
-def lab_player(key: str, data: dict):
-    """Play / Pause with a speed choice; `.tick` or `.restart` is set on the run a step is due."""
-    return _lab_player(key=key, data=data, on_tick_change=_noop, on_restart_change=_noop)
+def lab_player(key: str, data: dict, *, on_tick, on_restart) -> None:
+    """Play / Pause with a speed choice. `on_tick` runs (before the script) each time a step is due,
+    `on_restart` when Play is pressed at the end. data: {"step", "n"}."""
+    _lab_player(key=key, data=data, on_tick_change=on_tick, on_restart_change=on_restart)
 
 
 def utf16_offsets(text: str, char_offsets) -> list[int]:

@@ -157,7 +157,7 @@ def _palette_css() -> str:
 # light and dark themes; inside a box the text color belongs to the box's palette.
 DARK_RULES = (".tl-spans{color:#f3f4f6}.tl-tok:hover,.tl-pin{outline-color:#f9fafb}.tl-ws,.tl-nl{color:#9ca3af}"
               ".tl-ids{color:#d1d5db}.tl-fallback{outline-color:#f87171}.tl-group{outline-color:#d1d5db}"
-              ".tl-same{box-shadow:inset 3px 0 0 #f9fafb}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
+              ".tl-same{box-shadow:inset 1px 0 0 rgba(255,255,255,.75)}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
               ".tl-hl{outline-color:#fbbf24}")
 
 CSS = """
@@ -183,7 +183,7 @@ CSS = """
 .tl-sp{color:#7c3aed;font-weight:700;}
 .tl-ws{color:#6b7280;}
 .tl-diff{border-left:3px solid #dc2626;}
-.tl-same{box-shadow:inset 3px 0 0 #111827;}
+.tl-same{margin-left:3px;box-shadow:inset 1px 0 0 rgba(0,0,0,.5);}
 .tl-pin{outline:3px solid #111827;outline-offset:1px;z-index:3;}
 .tl-hl{outline:3px solid #b45309;outline-offset:0;font-weight:700;}
 .tl-ids{font-size:.68rem;color:#374151;vertical-align:super;}

@@ -69,13 +69,25 @@ export default function ({ data, parentElement, setStateValue }) {
       send();
     }
   };
+  // Chromium inserts a big paste into a textarea through its editing commands, which takes seconds
+  // for 200 KB of many lines (the box froze). A big paste is put in with setRangeText instead (one
+  // step, same result; the paste is then not on the box's undo stack).
+  const onPaste = (e) => {
+    const v = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+    if (v.length <= 5000) return;
+    e.preventDefault();
+    box.setRangeText(v, box.selectionStart, box.selectionEnd, "end");
+    onInput();
+  };
   box.addEventListener("input", onInput);
   box.addEventListener("keydown", onKey);
+  box.addEventListener("paste", onPaste);
   apply.addEventListener("click", send);
   refresh();
   return () => {
     box.removeEventListener("input", onInput);
     box.removeEventListener("keydown", onKey);
+    box.removeEventListener("paste", onPaste);
     apply.removeEventListener("click", send);
   };
 }
