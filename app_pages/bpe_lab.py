@@ -232,7 +232,7 @@ def step_view():
     st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
                f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
                                       if len(trained_text) > STEP_TEXT_CHARS else "."))
-    st.html(render_spans(sample, toks, whitespace=True, names=names,
+    st.html(render_spans(sample, toks, whitespace=True, names=names, font_size="1.2rem",
                          highlight={tok.history[k - 1].new_id} if k else frozenset()))
     if len(trained_text) <= PAIR_VIEW_CHARS and k < n:
         top = tok.pair_counts_at(trained_text, k)

@@ -97,14 +97,15 @@ with controls:
                        placeholder="A second text to compare with A") if ab else ""
     names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                            key=f"{K}tokenizers")
-    c1, c2, c3 = st.columns(3)
+    # three to a row; one under another beside the results, where a row is too narrow for the labels
+    c1, c2, c3 = st.columns(3) if not present else (st.container(),) * 3
     parse_special = c1.toggle("Parse special tokens", key=f"{K}special",
                               help="Off: a string like <|endoftext|> is ordinary text. On: it becomes the special token.")
     show_ws = c2.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
     alternating = c3.toggle("Alternating colors", key=f"{K}alt",
                             help="Off: the color comes from the token id, so a repeated token keeps its color "
                                  "(neighbours never share one).")
-    c4, c5, c6 = st.columns(3)
+    c4, c5, c6 = st.columns(3) if not present else (st.container(),) * 3
     c4.toggle("Presentation mode", key=f"{K}present",
               help="Text and options beside the results, bigger text: for a projector or a shared screen.")
     c5.toggle("Two texts (A and B)", key=f"{K}ab", help="Tokenize a second text and see both counts side by side.")
@@ -216,7 +217,7 @@ with results_area:
     if st.session_state[f"{K}ref"] not in ref_options:
         st.session_state[f"{K}ref"] = ref_options[0]
     if view == "Spans":
-        d1, d2 = st.columns([1, 3])
+        d1, d2 = st.columns([2, 3] if present else [1, 3])
         diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff")
         ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
                            label_visibility="collapsed")
