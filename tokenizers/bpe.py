@@ -10,7 +10,7 @@ regex, or None for no split). Every byte-level BPE here is this one model, howev
   merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
   the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
   ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
-- `bpe_io.load` reads minbpe's .model files.
+- `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
 
 Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
 leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
@@ -298,12 +298,10 @@ class BPETokenizer(Tokenizer):
         prefix.json (pattern and special tokens), the format OpenAI's vocabularies come in."""
         from pathlib import Path
 
-        from .minbpe_format import model_text, vocab_text
+        from .model_files import export_tiktoken, model_text, vocab_text
 
         prefix = Path(prefix)
         if self.byte_ids != list(range(256)):
-            from .bpe_io import export_tiktoken
-
             return export_tiktoken(self, prefix)
         model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
         model.write_text(model_text(self), encoding="utf-8")
@@ -330,7 +328,7 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
         """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
-        from .minbpe_format import parse_model
+        from .model_files import parse_model
 
         m = parse_model(text)
         return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
