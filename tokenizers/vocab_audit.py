@@ -49,9 +49,10 @@ GLITCH_SOURCES = (
     "models from their embedding weights, and discusses unreachable tokens.",
 )
 GPT2_GLITCH_TOKENS = (
-    " SolidGoldMagikarp", "GoldMagikarp", " TheNitromeFan", " RandomRedditorWithNo", " davidjl", " petertodd",
-    " gmaxwell", "StreamerBot", "TPPStreamerBot", " guiActiveUnfocused", " externalToEVAOnly",
-    "rawdownloadcloneembedreportprint", "embedreportprint", "?????-?????-", "龍喚士", "PsyNetMessage",
+    " SolidGoldMagikarp", "GoldMagikarp", " TheNitromeFan", " TheNitrome", "Nitrome", " RandomRedditorWithNo",
+    " davidjl", " petertodd", " gmaxwell", "StreamerBot", "TPPStreamerBot", " guiActiveUnfocused",
+    " externalToEVAOnly", "rawdownloadcloneembedreportprint", "rawdownload", "cloneembedreportprint",
+    "embedreportprint", "reportprint", "BuyableInstoreAndOnline", "InstoreAndOnline", "?????-?????-", "龍喚士", "PsyNetMessage",
     "ForgeModLoader", "quickShipAvailable", " Smartstocks", "cffffcc", " attRot", " Mechdragon", " Skydragon",
     "externalActionCode", "SpaceEngineers", "wcsstore", " Dragonbound", "ItemThumbnailImage",
     "isSpecialOrderable", "inventoryQuantity", "channelAvailability", "DeliveryDate",
