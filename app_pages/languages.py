@@ -31,7 +31,12 @@ def premium(texts: dict[str, str], toks: dict[str, Tokenizer], reference: str) -
     """Cached for registry tokenizers; a visitor's own tokenizers are counted on each run."""
     if all(n in REGISTRY for n in toks):
         return registry_premium(tuple(texts.items()), tuple(toks), reference)
-    return token_premium(texts, list(toks.values()), reference)
+    return by_key(token_premium(texts, list(toks.values()), reference), toks)
+
+
+def by_key(df: pd.DataFrame, toks: dict[str, Tokenizer]) -> pd.DataFrame:
+    """Columns named by the page's keys for the tokenizers (a Tokenizer's own .name may differ)."""
+    return df.rename(columns={t.name: n for n, t in toks.items()}, level="tokenizer")
 
 
 def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: str, about: pd.DataFrame | None = None,
@@ -165,7 +170,7 @@ with tabs[2]:
                                                      f"{time.perf_counter() - start:.1f} s")
 
                     try:
-                        df = token_premium(texts, list(toks.values()), ref, progress=progress)
+                        df = by_key(token_premium(texts, list(toks.values()), ref, progress=progress), toks)
                     except ValueError as e:
                         st.error(escape_markdown(str(e)))
                         st.stop()

@@ -34,12 +34,16 @@ def keep(key: str) -> None:
     st.session_state[f"{key}__kept"] = st.session_state[key]
 
 
+CACHE_CHARS = 4_000_000  # characters of text whose tokens a visit keeps
+
+
 def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
-    """Tokenize, remembering results for this visit (a rerun re-draws every card)."""
+    """Tokenize, remembering results for this visit (a rerun re-draws every card), within a bound
+    on the characters kept."""
     cache = st.session_state.setdefault(f"{K}results", {})
     key = (name, id(tok), text, parse)
     if key not in cache:
-        if len(cache) > 256:
+        if sum(len(k[2]) for k in cache) + len(text) > CACHE_CHARS or len(cache) > 256:
             cache.clear()
         cache[key] = (tok.tokenize(text, allowed_special="all") if parse
                       else tok.tokenize(text, disallowed_special=()))
@@ -202,13 +206,18 @@ def registry_audit(name: str) -> dict:
     return vocab_audit.audit(name)
 
 
+def per_visit(kind: str, name: str, tok: Tokenizer, compute):
+    """Evidence about a visitor's own tokenizer, kept for the visit (until it is replaced)."""
+    cache = st.session_state.setdefault(f"{K}own_{kind}", {})
+    if cache.get(name, (None,))[0] is not tok:
+        cache[name] = (tok, compute())
+    return cache[name][1]
+
+
 def audit_of(name: str, tok: Tokenizer) -> dict:
     if name in REGISTRY:
         return registry_audit(name)
-    cache = st.session_state.setdefault(f"{K}own_audits", {})  # a visitor's own tokenizer
-    if cache.get(name, (None,))[0] is not tok:
-        cache[name] = (tok, vocab_audit.audit_tokenizer(tok))
-    return cache[name][1]
+    return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
 
 
 def _numbers(tok: Tokenizer) -> tuple[list[int], list[str]]:
@@ -222,7 +231,7 @@ def registry_numbers(name: str) -> tuple[list[int], list[str]]:
 
 
 def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str]]:
-    return registry_numbers(name) if name in REGISTRY else _numbers(tok)
+    return registry_numbers(name) if name in REGISTRY else per_visit("numbers", name, tok, lambda: _numbers(tok))
 
 
 def sample_texts() -> list[str]:
@@ -338,19 +347,21 @@ def draw_audit(names: list[str], toks: dict[str, Tokenizer]) -> None:
     what = AUDIT_LISTS[kind]
     ids = audit_of(name, toks[name])[what]
     shown = audit_rows(toks[name], ids, query, what)
-    st.caption(f"{len(ids):,} {kind.lower()} token(s) in {title_of(name)}; {len(shown):,} shown"
+    st.caption(f"{len(ids):,} {kind.lower()} token(s) in {escape_markdown(title_of(name))}; {len(shown):,} shown"
                + (f" (at most {MAX_ROWS})" if len(shown) >= MAX_ROWS else "") + ".")
     if what == "unreachable" and ids:
         cut = [i for i in ids if len(vocab_audit.pattern_chunks(toks[name], i) or []) > 1]
         if cut:
-            st.markdown(f"{len(cut):,} of these {len(ids):,} tokens span a cut that {escape_markdown(title_of(name))}'s "
-                        "split pattern always makes (a newline before `//`, Chinese before Latin letters, a word "
-                        "before an apostrophe): BPE never merges across the pattern's chunks, so encoding cannot "
-                        "build them. They must have been learned under a different split, or added directly.")
+            examples = (" (a newline before `//`, Chinese before Latin letters, a word before an apostrophe)"
+                        if name == "o200k_base" else "")
+            st.markdown(f"{len(cut):,} of these {len(ids):,} tokens span a cut that "
+                        f"{escape_markdown(title_of(name))}'s split pattern always makes{examples}: BPE never "
+                        "merges across the pattern's chunks, so encoding cannot build them. They must have been "
+                        "learned under a different split, or added directly.")
     if shown:
         st.dataframe(pd.DataFrame(shown), hide_index=True, key=f"{K}audit_rows")
     elif not ids:
-        st.info(f"{title_of(name)} has no {kind.lower()} tokens.")
+        st.info(f"{escape_markdown(title_of(name))} has no {kind.lower()} tokens.")
 
 
 def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
@@ -369,8 +380,10 @@ def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
     name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}rare_tok")
     limit = c2.select_slider("How many", [20, 50, 100, 200], value=50, key=f"{K}rare_n")
     tok = toks[name]
-    ids = (registry_unused(name, limit) if name in REGISTRY
-           else vocab_audit.unused_long_tokens(tok, sample_texts(), limit))
+    if name in REGISTRY:
+        ids = registry_unused(name, limit)
+    else:
+        ids = per_visit(f"unused{limit}", name, tok, lambda: vocab_audit.unused_long_tokens(tok, sample_texts(), limit))
     published = set(vocab_audit.GPT2_GLITCH_TOKENS)
     rows = []
     for i in ids:

@@ -225,3 +225,42 @@ def test_languages_upload_problems():
                                                    ("fra.txt", b"", "text/plain")])
     rerun(at)
     assert any("not all valid UTF" in w.value for w in at.warning) and any("empty" in w.value for w in at.warning)
+
+
+def own_tokenizer():
+    from tokenizers import BPETokenizer
+
+    tok = BPETokenizer("gpt4", name="lab_bpe")
+    tok.train("the cat sat on the mat, 1234 5678. " * 40, 300)
+    tok.title = "Lab BPE"
+    return tok
+
+
+def test_lone_surrogate_in_a_card_is_reported():
+    at = quirks(**{f"{Q}pair_a": "a\ud83db"})
+    assert any("Lone surrogate" in w.value for w in at.warning)
+    assert at.text_area(key=f"{Q}pair_a").value == "a\ufffdb"
+
+
+def test_a_visitors_own_tokenizer_joins_the_gallery_and_the_evidence():
+    tok = own_tokenizer()
+    at = quirks(user_tokenizers={"lab_bpe": tok})
+    at.multiselect(key=f"{Q}tokenizers").set_value(["lab_bpe", "gpt2"])
+    rerun(at)
+    assert ("lab_bpe", "Lab BPE · A", len(tok.encode_ordinary(".DefaultCellStyle"))) in counts(at)
+    assert "lab_bpe" not in urlsplit(links(at)[0][1]).query  # Compare in a new visit would not know it
+    for tab in ("Numbers", "Vocabulary audit", "Rare long tokens"):
+        at.session_state[f"{Q}tab"] = tab
+        rerun(at)
+    at.session_state[f"{Q}tab"] = "Vocabulary audit"
+    rerun(at)
+    summary = at.dataframe[0].value.set_index("tokenizer")
+    assert summary.loc["Lab BPE", "ordinary tokens"] == tok.vocab_size and summary.loc["Lab BPE", "unreachable"] == 0
+
+
+def test_a_visitors_own_tokenizer_on_the_languages_page():
+    at = languages(user_tokenizers={"lab_bpe": own_tokenizer()})
+    at.multiselect(key=f"{L}tokenizers").set_value(["gpt2", "lab_bpe"])
+    rerun(at)
+    table = at.dataframe[0].value
+    assert table.loc["eng", "premium:lab_bpe"] == 1.0 and table.loc["kor", "premium:lab_bpe"] > 1
