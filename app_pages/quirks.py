@@ -68,7 +68,8 @@ def link_button(label: str, text: str, names: list[str], key: str, special: bool
         st.button(label, key=key, disabled=True,
                   help=f"Texts over {LINK_LIMIT:,} characters do not fit in a link; paste it on Compare.")
     else:
-        st.link_button(label, url, key=key, icon="🔍")
+        st.link_button(label, url, key=key, icon="🔍", help="Opens this text on the Compare page, in a new tab"
+                       + (", with special tokens parsed." if special else "."))
 
 
 def label_of(tok: Tokenizer, i: int) -> str:
@@ -148,7 +149,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         c1, c2 = st.columns([2, 1])
         c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
                      key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
-        two = False if special else c2.toggle("Text B beside it", key=f"{k}_two")
+        two = c2.toggle("Text B beside it", key=f"{k}_two")
         keep(f"{k}_two")
         replaced = clean_state_text(f"{k}_a") + clean_state_text(f"{k}_b")
         height = text_height(st.session_state[f"{k}_a"], st.session_state[f"{k}_b"] if two else "")
@@ -164,16 +165,19 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         a, b = clean_text(a)[0], clean_text(b)[0]
         if not a and not (two and b):
             st.info("Type a text above, or load an example.")
-        elif special:
-            for name in names:
-                c_text, c_parsed = st.columns(2)
-                with c_text:
-                    draw_tokens(name, toks[name], a, f"{title_of(name)} · as text", whitespace=ws)
-                with c_parsed:
-                    draw_tokens(name, toks[name], a, f"{title_of(name)} · parsed", parse=True, flip=True,
-                                whitespace=ws)
-                    if toks[name].kind == "sentencepiece":
-                        st.caption("SentencePiece never parses special tokens from text.")
+        elif special:  # each text as text (left) and parsed (right)
+            for label, text in [("A", a), ("B", b)] if two else [("", a)]:
+                if label:
+                    st.markdown(f"**Text {label}**")
+                for name in names:
+                    c_text, c_parsed = st.columns(2)
+                    with c_text:
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · as text", whitespace=ws)
+                    with c_parsed:
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · parsed", parse=True, flip=True,
+                                    whitespace=ws)
+                        if toks[name].kind == "sentencepiece":
+                            st.caption("SentencePiece never parses special tokens from text.")
         elif two:
             for name in names:
                 c_a, c_b = st.columns(2)
@@ -189,15 +193,15 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
                     with cols[j]:
                         draw_tokens(name, toks[name], a, title_of(name), flip=j == 1, whitespace=ws)
         extra_table(card, names, toks)
-        l1, l2, _ = st.columns([1, 1, 2])
-        with l1:
-            link_button("Open on Compare (as text)" if special else "Open A on Compare" if two else "Open on Compare",
-                        a, names, f"{k}_open_a")
-        with l2:
-            if special:
-                link_button("Open on Compare (parsed)", a, names, f"{k}_open_parsed", special=True)
-            elif two:
-                link_button("Open B on Compare", b, names, f"{k}_open_b")
+        if special:
+            buttons = [(f"Compare {x}{how}", t, f"_open_{x.strip().lower() or 'a'}_{how}", how == "parsed")
+                       for x, t in ([("A ", a), ("B ", b)] if two else [("", a)]) for how in ("as text", "parsed")]
+        else:
+            buttons = [("Open A on Compare" if two else "Open on Compare", a, "_open_a", False)]
+            buttons += [("Open B on Compare", b, "_open_b", False)] if two else []
+        for col, (label, text, suffix, parsed) in zip(st.columns(4), buttons):
+            with col:
+                link_button(label, text, names, k + suffix.replace(" ", "_"), special=parsed)
 
 
 # -- evidence ------------------------------------------------------------------------------------------

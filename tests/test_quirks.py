@@ -91,6 +91,14 @@ def test_endoftext_as_text_and_parsed():
             tok.encode(text)
 
 
+def test_injected_endofprompt():
+    p = CARD_BY_KEY["special"].presets[1]
+    cl = get_tokenizer("cl100k_base")
+    assert cl.special_tokens["<|endofprompt|>"] == 100276
+    assert 100276 in cl.encode(p.b, allowed_special="all") and 100276 not in cl.encode(p.b, disallowed_special=())
+    assert cl.encode(p.a) == cl.encode(p.b, allowed_special="all")[:len(cl.encode(p.a))]
+
+
 def test_trailing_space_is_its_own_token():
     p = CARD_BY_KEY["trailing"].presets[0]
     assert p.a == "Here is a tagline for an ice cream shop: " and p.b == p.a.rstrip()

@@ -76,6 +76,13 @@ def test_special_card_parses_on_the_right_only():
     parsed = [b for b in special if "· parsed" in b and "tl-tok tl-special" in b]
     as_text = [b for b in special if "· as text" in b and "tl-tok tl-special" in b]
     assert len(parsed) == 3 and not as_text  # every byte-level BPE parses it; SentencePiece never does
+    at.selectbox(key=f"{Q}special_preset").set_value("Injected into a prompt")
+    rerun(at)
+    assert at.toggle(key=f"{Q}special_two").value
+    assert [b.proto.label for b in at.get("link_button") if "parsed" in b.proto.label] == [
+        "Compare A parsed", "Compare B parsed"]
+    assert any('data-ids="100276"' in h.proto.body and "cl100k_base (GPT-4) · parsed" in h.proto.body
+               for h in at.get("html"))
 
 
 def test_presets_toggle_and_edits():
