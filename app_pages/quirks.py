@@ -34,7 +34,7 @@ def keep(key: str) -> None:
     st.session_state[f"{key}__kept"] = st.session_state[key]
 
 
-CACHE_CHARS = 4_000_000  # characters of text whose tokens a visit keeps
+CACHE_CHARS = 4_000_000  # characters of (distinct) text whose tokens a visit keeps
 
 
 def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
@@ -43,7 +43,7 @@ def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
     cache = st.session_state.setdefault(f"{K}results", {})
     key = (name, id(tok), text, parse)
     if key not in cache:
-        if sum(len(k[2]) for k in cache) + len(text) > CACHE_CHARS or len(cache) > 256:
+        if sum(map(len, {k[2] for k in cache} | {text})) > CACHE_CHARS or len(cache) > 256:
             cache.clear()
         cache[key] = (tok.tokenize(text, allowed_special="all") if parse
                       else tok.tokenize(text, disallowed_special=()))
