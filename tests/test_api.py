@@ -6,7 +6,6 @@ import pickle
 import random
 
 import pytest
-import tiktoken
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +23,9 @@ TEXTS = [t for t in TRICKY_TEXTS if t] + [varied_text(20_000, seed=5)]
 
 
 def tiktoken_of(name):
-    return tiktoken.get_encoding(name)
+    from tokenizers.tiktoken_vocab import get_encoding
+
+    return get_encoding(name)  # tiktoken's own Encoding, from the provisioned files
 
 
 # -- encode -----------------------------------------------------------------------------------------

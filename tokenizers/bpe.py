@@ -10,7 +10,7 @@ regex, or None for no split). Every byte-level BPE here is this one model, howev
   merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
   the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
   ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
-- `bpe_io.load` reads minbpe's .model files.
+- `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
 
 Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
 leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
@@ -261,20 +261,26 @@ class BPETokenizer(Tokenizer):
         raise UnknownTokenIdError(self.name, [token_id], self.vocab_size, unused=True)
 
     def decode_bytes(self, ids) -> bytes:
-        decoder = self._decoder
-        if decoder is None:
-            decoder = self.vocab
-            if self.special_tokens:
-                decoder = {**self.vocab, **{i: s.encode("utf-8") for s, i in self.special_tokens.items()}}
-            self._decoder = decoder
+        table = self._decoder
+        if table is None:
+            # a list indexed by id is faster than a dict (within 2x of tiktoken's Rust on 100,000
+            # ids). Its second half is None, as are unused ids, so that a negative id (which a list
+            # would take from the end) and a hole both fail the join instead of decoding quietly
+            n = self.vocab_size
+            table = [None] * (2 * n)
+            for i, b in self.vocab.items():
+                table[i] = b
+            for s, i in self.special_tokens.items():
+                table[i] = s.encode("utf-8")
+            self._decoder = table
         try:
-            return b"".join(map(decoder.__getitem__, ids))
-        except (KeyError, TypeError):
+            return b"".join(map(table.__getitem__, ids))
+        except (IndexError, TypeError):
             ids = list(ids)
             self.check_ids(ids)
             from .base import UnknownTokenIdError
 
-            raise UnknownTokenIdError(self.name, [i for i in ids if i not in decoder], self.vocab_size,
+            raise UnknownTokenIdError(self.name, [i for i in ids if table[i] is None], self.vocab_size,
                                       unused=True) from None
 
     def iter_vocab(self) -> Iterator[tuple[int, bytes]]:
@@ -298,12 +304,10 @@ class BPETokenizer(Tokenizer):
         prefix.json (pattern and special tokens), the format OpenAI's vocabularies come in."""
         from pathlib import Path
 
-        from .minbpe_format import model_text, vocab_text
+        from .model_files import export_tiktoken, model_text, vocab_text
 
         prefix = Path(prefix)
         if self.byte_ids != list(range(256)):
-            from .bpe_io import export_tiktoken
-
             return export_tiktoken(self, prefix)
         model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
         model.write_text(model_text(self), encoding="utf-8")
@@ -330,7 +334,7 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
         """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
-        from .minbpe_format import parse_model
+        from .model_files import parse_model
 
         m = parse_model(text)
         return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,

@@ -1,5 +1,7 @@
-"""minbpe's `.model` format, read and written without the tokenizer class (so that
-BPETokenizer.save/load and bpe_io can both use it without importing each other):
+"""The file formats of a byte-level BPE model, read and written without the tokenizer class (so
+that BPETokenizer.save/load and bpe_io can both use them without importing each other).
+
+minbpe's `.model` format:
 
     minbpe v1
     <split pattern, or an empty line for none>
@@ -8,11 +10,17 @@ BPETokenizer.save/load and bpe_io can both use it without importing each other):
     <left id> <right id>    one line per merge, in rank order; the i-th merge makes id 256 + i
 
 plus a `.vocab` file for people only (each token rendered, with its parents), never read back.
+
+tiktoken's format: a `.tiktoken` file (base64(token bytes) rank, one per line) with a `.json` file
+for the pattern and special tokens, so that `tiktoken.Encoding` can load a model trained here.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from .merges import Merges
 from .text import printable_bytes
@@ -94,3 +102,45 @@ def parse_model(text: str) -> ModelData:
         vocab[idx] = vocab[a] + vocab[b]
         idx += 1
     return ModelData(lines[1] or None, specials, merges, vocab)
+
+
+def tiktoken_ranks(tok) -> dict[bytes, int]:
+    """bytes -> rank, as tiktoken wants. Needs byte-order base ids and distinct token bytes."""
+    if tok.byte_ids != list(range(256)):  # OpenAI's numbering: the ids are the ranks already
+        return {b: i for i, b in tok.vocab.items()}
+    ranks: dict[bytes, int] = {}
+    for i, b in sorted(tok.vocab.items()):
+        if b in ranks:
+            raise ValueError(f"Tokens {ranks[b]} and {i} have the same bytes {b!r}; the tiktoken format "
+                             f"needs distinct bytes per token.")
+        ranks[b] = i
+    return ranks
+
+
+def tiktoken_text(tok) -> str:
+    return "".join(f"{base64.b64encode(b).decode()} {r}\n"
+                   for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
+
+
+def tiktoken_meta(tok) -> str:
+    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
+    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
+                      indent=2, ensure_ascii=False)
+
+
+def export_tiktoken(tok, prefix: str | Path) -> tuple[Path, Path]:
+    """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens"})."""
+    prefix = Path(prefix)
+    ranks, meta = prefix.with_suffix(".tiktoken"), prefix.with_suffix(".json")
+    ranks.write_text(tiktoken_text(tok), encoding="ascii")
+    meta.write_text(tiktoken_meta(tok), encoding="utf-8")
+    return ranks, meta
+
+
+def to_tiktoken_encoding(tok):
+    """A tiktoken.Encoding with this tokenizer's vocabulary (tiktoken needs a pattern; for
+    'no split' the whole text is one chunk, which the pattern (?s:.+) expresses)."""
+    import tiktoken
+
+    return tiktoken.Encoding(name=tok.name, pat_str=tok.pattern or r"(?s:.+)",
+                             mergeable_ranks=tiktoken_ranks(tok), special_tokens=dict(tok.special_tokens))
