@@ -158,7 +158,7 @@ def _palette_css() -> str:
 DARK_RULES = (".tl-spans{color:#f3f4f6}.tl-tok:hover,.tl-pin{outline-color:#f9fafb}.tl-ws,.tl-nl{color:#9ca3af}"
               ".tl-ids{color:#d1d5db}.tl-fallback{outline-color:#f87171}.tl-group{outline-color:#d1d5db}"
               ".tl-same{box-shadow:inset 1px 0 0 rgba(255,255,255,.75)}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
-              ".tl-hl{outline-color:#fbbf24}")
+              ".tl-hl{outline-color:#fbbf24}.tl-head,.tl-head b{color:inherit !important}")
 
 CSS = """
 <style>
@@ -236,9 +236,7 @@ def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False
     pos = start
     for k, seg in enumerate(segs):
         first = seg.tokens[0]
-        classes = ["tl-tok", f"tl-a{k % 2}" if alternating else f"tl-c{colors[k][0]}"]
-        if colors and colors[k][1]:
-            classes.append("tl-same")
+        classes = ["tl-tok"]  # kinds first, color last: "tl-tok tl-special" reads as before
         if seg.grouped:
             classes.append("tl-group")
         if any(t.special for t in seg.tokens):
@@ -251,6 +249,9 @@ def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False
             classes.append("tl-hl")
         if pinned is not None and pos <= pinned < pos + len(seg.tokens):
             classes.append("tl-pin")
+        classes.append(f"tl-a{k % 2}" if alternating else f"tl-c{colors[k][0]}")
+        if colors and colors[k][1]:
+            classes.append("tl-same")
         core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
         if names and not seg.grouped and first.id in names:
             body = html.escape(names[first.id])

@@ -45,6 +45,7 @@ export default function ({ data, parentElement, setStateValue }) {
     s.sent = box.value;
     s.seq += 1;
     root.dataset.sent = String(s.seq);
+    root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
     s.set("text", { value: box.value, rev: s.rev, seq: s.seq });
   };

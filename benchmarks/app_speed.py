@@ -1,0 +1,272 @@
+"""The app's speed budget (issue 14), measured in real Chromium and with Streamlit's AppTest.
+
+    .venv/bin/python benchmarks/app_speed.py [--repeat 5] [--pages compare,bpe-lab,inside]
+
+Reports, for the four default tokenizers on the Compare page:
+  * server time of a Compare rerun after an edit, at 1 KB, 10 KB, 100 KB and 1 MB of text (AppTest:
+    the page script run in-process, new text each time, tokenizers already loaded);
+  * browser time from a keystroke to updated spans at 1 KB and 10 KB (Chromium, typing at the end
+    of the live text box; includes the box's 150 ms pause), and from the moment the box sent the
+    text to updated spans;
+  * 1 MB: from pressing Apply to all four columns drawn with their counts;
+  * first load of each page on a fresh server (a new server process per page), from navigation
+    start to the page's first result on screen.
+Goals: <= 150 ms keystroke-to-spans at 1 KB, <= 250 ms server time at 10 KB, a usable page within
+3 s at 1 MB, first load of any page <= 3 s. Medians of --repeat runs. Ends with one JSON line.
+Needs Debian's /usr/bin/chromium (or CHROMIUM=...) and the app's .venv (playwright is its driver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+SIZES = {"1 KB": 1_000, "10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
+PAGES = {  # url path -> JS condition for "the page's first result is on screen"
+    "compare": ("/", "document.querySelectorAll('.tl-head').length === 4 && document.querySelector('.tl-spans')"),
+    "bpe-lab": ("/bpe-lab", "[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Train')"),
+    "inside": ("/inside", "document.querySelector('.tl-tree .tl-tbox') && document.querySelector('.tl-spans')"),
+    "quirks": ("/quirks", "document.querySelector('.tl-head') && document.querySelector('.tl-spans')"),
+    "languages": ("/languages", "document.querySelector('[data-testid=stDataFrame], .js-plotly-plot, .tl-head')"),
+}
+
+
+def corpus(n_bytes: int) -> str:
+    """Mixed text (prose, code, numbers, scripts, emoji) of about n_bytes UTF-8 bytes."""
+    from ui.examples import EXAMPLES
+
+    unit = "\n".join(EXAMPLES.values()) + "\n"
+    text = unit * (n_bytes // len(unit.encode()) + 1)
+    data = text.encode()[:n_bytes]
+    return data.decode("utf-8", errors="ignore")
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+# -- server time (AppTest) -------------------------------------------------------------------------
+
+def server_times(repeat: int) -> dict[str, float]:
+    from streamlit.testing.v1 import AppTest
+
+    out = {}
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()  # loads the default tokenizers
+    for label, n in SIZES.items():
+        base = corpus(n)
+        at.session_state["compare_text"] = base
+        at.run()
+        assert not at.exception, at.exception
+        times = []
+        for k in range(repeat):
+            at.session_state["compare_text"] = base[:-8] + f" edit{k:03d}"  # a new text: tokenized again
+            t = time.perf_counter()
+            at.run()
+            times.append(time.perf_counter() - t)
+            assert not at.exception, at.exception
+        out[label] = median(times)
+        print(f"  server rerun {label}: {out[label] * 1000:.0f} ms", file=sys.stderr)
+    return out
+
+
+# -- the real app in Chromium ----------------------------------------------------------------------
+
+class Server:
+    def __init__(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError("streamlit did not start")
+            time.sleep(0.2)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def first_loads(browser, pages: list[str]) -> dict[str, float]:
+    out = {}
+    for name in pages:
+        path, ready = PAGES[name]
+        server = Server()
+        try:
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = ctx.new_page()
+            page.goto(server.url + path)
+            page.wait_for_function(f"() => !!({ready})", timeout=120_000, polling="raf")
+            out[name] = page.evaluate("performance.now()") / 1000
+            ctx.close()
+        finally:
+            server.stop()
+        print(f"  first load {name}: {out[name]:.2f} s", file=sys.stderr)
+    return out
+
+
+INSTALL = """() => {
+  window.__kd = null; window.__done = null;
+  document.addEventListener('keydown', () => { window.__kd = performance.now(); window.__done = null; }, true);
+}"""
+# every column's spans end with the typed character and the box has sent it
+DONE = """ch => {
+  const spans = [...document.querySelectorAll('.tl-spans')];
+  if (spans.length === 4 && spans.every(s => s.textContent.endsWith(ch))) {
+    if (!window.__done) window.__done = performance.now();
+    return true;
+  }
+  return false;
+}"""
+
+
+def live_box(page):
+    return page.get_by_label("Text", exact=True)
+
+
+def sent_at(page) -> float | None:
+    return page.evaluate("""() => { for (const h of document.querySelectorAll('[data-testid=stBidiComponentIsolated]')) {
+        const r = h.shadowRoot && h.shadowRoot.querySelector('.tl-live'); if (r && r.dataset.sentAt) return +r.dataset.sentAt; }
+        return null; }""")
+
+
+def paste(page, text: str):
+    page.evaluate("v => navigator.clipboard.writeText(v)", text)
+    box = live_box(page)
+    box.click()
+    box.press("Control+A")
+    box.press("Control+V")
+
+
+def browser_times(browser, url: str, repeat: int) -> dict:
+    out = {}
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page = ctx.new_page()
+    page.goto(url)
+    page.wait_for_function(PAGES["compare"][1], timeout=120_000)
+    page.evaluate(INSTALL)
+    for label in ("1 KB", "10 KB"):
+        text = corpus(SIZES[label]).rstrip() + " "
+        paste(page, text)
+        page.wait_for_function(DONE, arg=" ", timeout=60_000)  # the pasted text is drawn
+        key_times, send_times = [], []
+        box = live_box(page)
+        box.press("End")
+        for k in range(repeat):
+            ch = "QWERTYUIOPASDFGHJKLZ"[k % 20]
+            page.evaluate("() => { window.__done = null; }")
+            box.press(ch)
+            page.wait_for_function(DONE, arg=ch, timeout=60_000, polling="raf")
+            kd, done, sent = page.evaluate("[window.__kd, window.__done]") + [sent_at(page)]
+            key_times.append((done - kd) / 1000)
+            if sent is not None:
+                send_times.append((done - sent) / 1000)
+            box.press("Backspace")
+            page.wait_for_timeout(600)
+        out[f"keystroke {label}"] = median(key_times)
+        out[f"send-to-spans {label}"] = median(send_times)
+        print(f"  keystroke->spans {label}: {out[f'keystroke {label}'] * 1000:.0f} ms "
+              f"(sent->spans {(out[f'send-to-spans {label}'] or 0) * 1000:.0f} ms)", file=sys.stderr)
+    # 1 MB: Apply to four columns drawn with their counts
+    from tokenizers import default_tokenizers, get_tokenizer
+
+    big = corpus(SIZES["1 MB"])
+    expected = {n: len(get_tokenizer(n).tokenize(big, disallowed_special=())) for n in default_tokenizers()}
+    times = []
+    for k in range(max(1, repeat // 2)):
+        text = big[:-4] + f"e{k:03d}"
+        expected = {n: len(get_tokenizer(n).tokenize(text, disallowed_special=())) for n in default_tokenizers()}
+        paste(page, text)
+        page.get_by_role("button", name="Apply").wait_for(timeout=30_000)
+        t = time.perf_counter()
+        page.get_by_role("button", name="Apply").click()
+        page.wait_for_function("""exp => { const h = [...document.querySelectorAll('.tl-head')];
+            return h.length === 4 && h.every(e => exp[e.dataset.tokenizer] ===
+              parseInt(e.querySelector('.tl-count').textContent.replace(/,/g, ''))) &&
+              document.querySelectorAll('.tl-spans').length === 4; }""", arg=expected, timeout=120_000, polling="raf")
+        times.append(time.perf_counter() - t)
+    out["apply 1 MB"] = median(times)
+    print(f"  1 MB Apply -> drawn: {out['apply 1 MB']:.2f} s", file=sys.stderr)
+    ctx.close()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--pages", default=",".join(p for p in PAGES if (ROOT / "app_pages" / f"{p.replace('-', '_')}.py").exists()))
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    started = time.time()
+    print("server time (AppTest)…", file=sys.stderr)
+    server = server_times(args.repeat)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        print("first loads (a fresh server per page)…", file=sys.stderr)
+        loads = first_loads(browser, [x for x in args.pages.split(",") if x])
+        print("typing in the browser…", file=sys.stderr)
+        srv = Server()
+        try:
+            typing = browser_times(browser, srv.url, args.repeat)
+        finally:
+            srv.stop()
+        browser.close()
+
+    ms = lambda s: f"{s * 1000:,.0f} ms" if s is not None else "—"  # noqa: E731
+    print(f"\nToken Lens speed budget · {time.strftime('%Y-%m-%d')} · {os.cpu_count()} cores · "
+          f"load {os.getloadavg()[0]:.1f} · {time.time() - started:.0f} s\n")
+    print("| Compare, four default tokenizers | 1 KB | 10 KB | 100 KB | 1 MB |\n|---|---|---|---|---|")
+    print("| server time of a rerun after an edit | " + " | ".join(ms(server[k]) for k in SIZES) + " |")
+    print(f"| keystroke to updated spans (browser, incl. 150 ms pause) | {ms(typing['keystroke 1 KB'])} | "
+          f"{ms(typing['keystroke 10 KB'])} | Apply | Apply |")
+    print(f"| text sent to updated spans (browser) | {ms(typing['send-to-spans 1 KB'])} | "
+          f"{ms(typing['send-to-spans 10 KB'])} | | |")
+    print(f"| Apply to all four columns drawn | | | | {typing['apply 1 MB']:.2f} s |\n")
+    print("| first load on a fresh server | " + " | ".join(loads) + " |\n|---|" + "---|" * len(loads))
+    print("| navigation start to first result | " + " | ".join(f"{v:.2f} s" for v in loads.values()) + " |\n")
+    goals = {
+        "keystroke-to-spans 1 KB <= 150 ms": typing["keystroke 1 KB"] <= 0.150,
+        "server time 10 KB <= 250 ms": server["10 KB"] <= 0.250,
+        "usable page at 1 MB within 3 s": typing["apply 1 MB"] <= 3.0,
+        "first load of any page <= 3 s": max(loads.values()) <= 3.0,
+    }
+    for goal, met in goals.items():
+        print(f"- {goal}: {'met' if met else 'NOT met'}")
+    print(json.dumps({"server": server, "browser": typing, "first_load": loads,
+                      "goals": goals, "seconds": round(time.time() - started, 1)}))
+
+
+if __name__ == "__main__":
+    main()
