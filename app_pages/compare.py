@@ -1,20 +1,22 @@
 """Compare: one text (or two), several tokenizers side by side, updated as you type."""
 
 import pandas as pd
-import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
-from app_pages.widgets import boundaries_view, bump, live_text, token_clicks
+from app_pages.widgets import boundaries_view, bump, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
 from ui import analysis, export, paging
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.formatting import hexbytes, md_code
-from ui.spans import LEGEND, render_header, render_spans
+from ui.spans import LEGEND, render_header, span_model
 from ui.trees import render_tree
 
+SAFE_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255",
+               "#661100", "#6699CC", "#888888"] * 4  # a color-blind-safe qualitative set (Tol's)
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = 2000     # longer texts are not put in the link
 VIEWS = ["Spans", "Text with boundaries", "IDs", "Table"]
@@ -64,288 +66,298 @@ def keep_font():
         st.session_state[f"{K}font"] = "M"
 
 
-st.session_state.setdefault(f"{K}present", False)
-present = st.session_state[f"{K}present"]
-if present:  # presentation: less chrome above the results, so a projector shows them at once
-    st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem;padding-bottom:2rem;}</style>")
-else:
-    st.title("Compare tokenizers")
-if st.session_state.get(f"{K}unknown"):
-    st.warning("The link names tokenizers that do not exist here: "
-               + ", ".join(md_code(n) for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
-if st.session_state.get(f"{K}lab_missing"):
-    st.warning("The link names " + ", ".join(md_code(n) for n in st.session_state[f"{K}lab_missing"])
-               + ", a model trained in the BPE Lab. Trained models live only in the visit that trained them, "
-               "so it is not here. Train it again on the **BPE Lab** page, or load its saved `.model` file there "
-               "(whoever trained it can download it from the Lab's *Save* view, or from this page).")
+@st.fragment
+def compare_view():
+    """The whole page as one fragment: typing, clicking a token and the options rerun only this,
+    not the app's navigation and sidebar."""
+    st.session_state.setdefault(f"{K}present", False)
+    present = st.session_state[f"{K}present"]
+    if present:  # presentation: less chrome above the results, so a projector shows them at once
+        st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem;padding-bottom:2rem;}</style>")
+    else:
+        st.title("Compare tokenizers")
+    if st.session_state.get(f"{K}unknown"):
+        st.warning("The link names tokenizers that do not exist here: "
+                   + ", ".join(md_code(n) for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
+    if st.session_state.get(f"{K}lab_missing"):
+        st.warning("The link names " + ", ".join(md_code(n) for n in st.session_state[f"{K}lab_missing"])
+                   + ", a model trained in the BPE Lab. Trained models live only in the visit that trained them, "
+                   "so it is not here. Train it again on the **BPE Lab** page, or load its saved `.model` file there "
+                   "(whoever trained it can download it from the Lab's *Save* view, or from this page).")
 
-replaced = clean_state_text(f"{K}text") + clean_state_text(f"{K}text_b")
-st.session_state.setdefault(f"{K}text", EXAMPLES["Emoji, joiners and flags"])
-st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())
-st.session_state.setdefault(f"{K}font", "M")
-font = FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"])
+    replaced = clean_state_text(f"{K}text") + clean_state_text(f"{K}text_b")
+    st.session_state.setdefault(f"{K}text", EXAMPLES["Emoji, joiners and flags"])
+    st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())
+    st.session_state.setdefault(f"{K}font", "M")
+    font = FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"])
 
-# -- controls: above the results, or beside them in presentation mode --------------------------------
-controls, results_area = st.columns([2, 3], gap="medium") if present else (st.container(), st.container())
-with controls:
-    st.selectbox("Example", list(EXAMPLES), index=None, placeholder="Load an example…", key=f"{K}example",
-                 on_change=load_example)
-    ab = st.session_state.get(f"{K}ab", False)
-    text = live_text(f"{K}text", label="Text A" if ab else "Text", height=110 if present else 150,
-                     font_size="1.05rem" if present else None)
-    text_b = live_text(f"{K}text_b", label="Text B", height=110 if present else 150,
-                       placeholder="A second text to compare with A") if ab else ""
-    names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
-                           key=f"{K}tokenizers")
-    # three to a row; one under another beside the results, where a row is too narrow for the labels
-    c1, c2, c3 = st.columns(3) if not present else (st.container(),) * 3
-    parse_special = c1.toggle("Parse special tokens", key=f"{K}special",
-                              help="Off: a string like <|endoftext|> is ordinary text. On: it becomes the special token.")
-    show_ws = c2.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
-    alternating = c3.toggle("Alternating colors", key=f"{K}alt",
-                            help="Off: the color comes from the token id, so a repeated token keeps its color "
-                                 "(neighbours never share one).")
-    c4, c5, c6 = st.columns(3) if not present else (st.container(),) * 3
-    c4.toggle("Presentation mode", key=f"{K}present",
-              help="Text and options beside the results, bigger text: for a projector or a shared screen.")
-    c5.toggle("Two texts (A and B)", key=f"{K}ab", help="Tokenize a second text and see both counts side by side.")
-    c6.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", on_change=keep_font)
-    view = st.radio("View", VIEWS, horizontal=True, key=f"{K}view")
+    # -- controls: above the results, or beside them in presentation mode --------------------------------
+    controls, results_area = st.columns([2, 3], gap="medium") if present else (st.container(), st.container())
+    with controls:
+        st.selectbox("Example", list(EXAMPLES), index=None, placeholder="Load an example…", key=f"{K}example",
+                     on_change=load_example)
+        ab = st.session_state.get(f"{K}ab", False)
+        text = live_text(f"{K}text", label="Text A" if ab else "Text", height=110 if present else 150,
+                         font_size="1.05rem" if present else None)
+        text_b = live_text(f"{K}text_b", label="Text B", height=110 if present else 150,
+                           placeholder="A second text to compare with A") if ab else ""
+        names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
+                               key=f"{K}tokenizers")
+        # three to a row; one under another beside the results, where a row is too narrow for the labels
+        c1, c2, c3 = st.columns(3) if not present else (st.container(),) * 3
+        parse_special = c1.toggle("Parse special tokens", key=f"{K}special",
+                                  help="Off: a string like <|endoftext|> is ordinary text. On: it becomes the special token.")
+        show_ws = c2.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
+        alternating = c3.toggle("Alternating colors", key=f"{K}alt",
+                                help="Off: the color comes from the token id, so a repeated token keeps its color "
+                                     "(neighbours never share one).")
+        c4, c5, c6 = st.columns(3) if not present else (st.container(),) * 3
+        c4.toggle("Presentation mode", key=f"{K}present",
+                  help="Text and options beside the results, bigger text: for a projector or a shared screen.")
+        c5.toggle("Two texts (A and B)", key=f"{K}ab", help="Tokenize a second text and see both counts side by side.")
+        c6.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", on_change=keep_font)
+        view = st.radio("View", VIEWS, horizontal=True, key=f"{K}view")
 
-clean, more = clean_text(text)
-clean_b, more_b = clean_text(text_b)
-replaced += more + more_b
+    clean, more = clean_text(text)
+    clean_b, more_b = clean_text(text_b)
+    replaced += more + more_b
 
-# -- the link that reproduces this view ------------------------------------------------------------
-diff_on = st.session_state.get(f"{K}diff", False)
-params = {"tokenizers": ",".join(names), "special": "1" if parse_special else "0",
-          "ws": "1" if show_ws else "0", "alt": "1" if alternating else "0", "view": view}
-if diff_on:
-    params.update(diff="1", ref=st.session_state.get(f"{K}ref", ""))
-if present:
-    params["present"] = "1"
-if st.session_state[f"{K}font"] != "M":
-    params["font"] = st.session_state[f"{K}font"]
-if ab:
-    params["ab"] = "1"
-if len(clean) <= URL_TEXT_LIMIT:
-    params["text"] = clean
-if ab and len(clean_b) <= URL_TEXT_LIMIT:
-    params["text_b"] = clean_b
-st.query_params.from_dict(params)
+    # -- the link that reproduces this view ------------------------------------------------------------
+    diff_on = st.session_state.get(f"{K}diff", False)
+    params = {"tokenizers": ",".join(names), "special": "1" if parse_special else "0",
+              "ws": "1" if show_ws else "0", "alt": "1" if alternating else "0", "view": view}
+    if diff_on:
+        params.update(diff="1", ref=st.session_state.get(f"{K}ref", ""))
+    if present:
+        params["present"] = "1"
+    if st.session_state[f"{K}font"] != "M":
+        params["font"] = st.session_state[f"{K}font"]
+    if ab:
+        params["ab"] = "1"
+    if len(clean) <= URL_TEXT_LIMIT:
+        params["text"] = clean
+    if ab and len(clean_b) <= URL_TEXT_LIMIT:
+        params["text_b"] = clean_b
+    st.query_params.from_dict(params)
 
-with controls:
-    st.caption("Special tokens: **parsed** as special tokens." if parse_special
-               else "Special tokens: **treated as text** (the safe default).")
-    if not present:
-        st.html(LEGEND)
-    if st.session_state.pop(f"{K}link_fffd", False):
-        st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
-    if replaced:
-        st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
-                   "each is shown and tokenized as U+FFFD �.")
-    own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
-    if own:
-        st.caption(", ".join(title_of(n) for n in own) + " lives only in this visit: a link to this page will not "
-                   "carry it. Download the model to keep it or to share it.")
-        for n in own:
-            tok_own = user_tokenizers()[n]
-            if hasattr(tok_own, "merges") and n == "lab_bpe":
-                st.download_button("lab_bpe.model", bpe_io.model_text(tok_own), "lab_bpe.model", key=f"{K}dl_{n}",
-                                   on_click="ignore")
+    with controls:
+        st.caption("Special tokens: **parsed** as special tokens." if parse_special
+                   else "Special tokens: **treated as text** (the safe default).")
+        if not present:
+            st.html(LEGEND)
+        if st.session_state.pop(f"{K}link_fffd", False):
+            st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
+        if replaced:
+            st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
+                       "each is shown and tokenized as U+FFFD �.")
+        own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
+        if own:
+            st.caption(", ".join(title_of(n) for n in own) + " lives only in this visit: a link to this page will not "
+                       "carry it. Download the model to keep it or to share it.")
+            for n in own:
+                tok_own = user_tokenizers()[n]
+                if hasattr(tok_own, "merges") and n == "lab_bpe":
+                    st.download_button("lab_bpe.model", bpe_io.model_text(tok_own), "lab_bpe.model", key=f"{K}dl_{n}",
+                                       on_click="ignore")
 
-if not clean:
-    results_area.info("Type or paste some text above, or load an example, to see its tokens.")
-    st.stop()
-if not names:
-    results_area.info("Pick at least one tokenizer.")
-    st.stop()
-if len(clean) > URL_TEXT_LIMIT or (ab and len(clean_b) > URL_TEXT_LIMIT):
-    controls.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
-                     "tokenizers and options but not the text.")
-
-
-# -- tokenize (per-visitor results kept in session_state) ------------------------------------------
-def tokenize_all(tokenizers: dict, txt: str) -> dict:
-    cache = st.session_state.setdefault(f"{K}results", {})
-    out = {}
-    for name, tok in tokenizers.items():
-        key = (name, id(tok), hash(txt), parse_special)
-        if key not in cache:
-            if len(cache) > 16:
-                cache.clear()
-            cache[key] = (tok.tokenize(txt, allowed_special="all") if parse_special
-                          else tok.tokenize(txt, disallowed_special=()))
-        out[name] = cache[key]
-    return out
+    if not clean:
+        results_area.info("Type or paste some text above, or load an example, to see its tokens.")
+        st.stop()
+    if not names:
+        results_area.info("Pick at least one tokenizer.")
+        st.stop()
+    if len(clean) > URL_TEXT_LIMIT or (ab and len(clean_b) > URL_TEXT_LIMIT):
+        controls.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
+                         "tokenizers and options but not the text.")
 
 
-tokenizers = {n: t for n in names if (t := resolve(n)) is not None}
-results = tokenize_all(tokenizers, clean)
-results_b = tokenize_all(tokenizers, clean_b) if ab and clean_b else {}
-if not results:
-    st.stop()
+    # -- tokenize (per-visitor results kept in session_state) ------------------------------------------
+    def tokenize_all(tokenizers: dict, txt: str) -> dict:
+        cache = st.session_state.setdefault(f"{K}results", {})
+        out = {}
+        for name, tok in tokenizers.items():
+            key = (name, id(tok), hash(txt), parse_special)
+            if key not in cache:
+                if len(cache) > 16:
+                    cache.clear()
+                cache[key] = (tok.tokenize(txt, allowed_special="all") if parse_special
+                              else tok.tokenize(txt, disallowed_special=()))
+            out[name] = cache[key]
+        return out
 
-# a click on a token (this run's pick, or the one pinned before) -----------------------------------
-pick = token_clicks(f"{K}clicks", prefix="compare:")
-if pick:
-    owner = pick["owner"].split(":")
-    st.session_state[f"{K}pinned"] = (owner[1], owner[2] if len(owner) > 2 else "a", pick["pos"], hash(clean))
-pinned = st.session_state.get(f"{K}pinned")
-if pinned and (pinned[0] not in results or pinned[3] != hash(clean)):
-    pinned = None  # the text or the tokenizers changed since
 
-with results_area:
-    specials = analysis.special_strings_in(clean + clean_b,
-                                           sorted({s for t in tokenizers.values() for s in t.special_tokens}))
-    if specials:
-        shown = ", ".join(md_code(s) for s in specials)
-        if parse_special:
-            st.info(f"The text contains {shown}. Parsing is **on**: each becomes one special token in the "
-                    "tokenizers that define it (shown dark); SentencePiece never parses them from text.")
+    tokenizers = {n: t for n in names if (t := resolve(n)) is not None}
+    results = tokenize_all(tokenizers, clean)
+    results_b = tokenize_all(tokenizers, clean_b) if ab and clean_b else {}
+    if not results:
+        st.stop()
+
+    # a click on a token (this run's pick, or the one pinned before) -----------------------------------
+    pick = token_clicks(f"{K}clicks", prefix="compare:")
+    if pick:
+        owner = pick["owner"].split(":")
+        st.session_state[f"{K}pinned"] = (owner[1], owner[2] if len(owner) > 2 else "a", pick["pos"], hash(clean))
+    pinned = st.session_state.get(f"{K}pinned")
+    if pinned and (pinned[0] not in results or pinned[3] != hash(clean)):
+        pinned = None  # the text or the tokenizers changed since
+
+    with results_area:
+        specials = analysis.special_strings_in(clean + clean_b,
+                                               sorted({s for t in tokenizers.values() for s in t.special_tokens}))
+        if specials:
+            shown = ", ".join(md_code(s) for s in specials)
+            if parse_special:
+                st.info(f"The text contains {shown}. Parsing is **on**: each becomes one special token in the "
+                        "tokenizers that define it (shown dark); SentencePiece never parses them from text.")
+            else:
+                st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
+                        "Turn on *Parse special tokens* to see it as the single special token a model would get.")
+        trailing = [title_of(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
+        if trailing:
+            st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
+                    + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
+                    "trailing space; prompts that end in one can behave oddly.")
+
+        ref_options = list(results)
+        st.session_state.setdefault(f"{K}ref", ref_options[0])
+        if st.session_state[f"{K}ref"] not in ref_options:
+            st.session_state[f"{K}ref"] = ref_options[0]
+        if view == "Spans":
+            d1, d2 = st.columns([2, 3] if present else [1, 3])
+            diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff")
+            ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
+                               label_visibility="collapsed")
         else:
-            st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
-                    "Turn on *Parse special tokens* to see it as the single special token a model would get.")
-    trailing = [title_of(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
-    if trailing:
-        st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
-                + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
-                "trailing space; prompts that end in one can behave oddly.")
-
-    ref_options = list(results)
-    st.session_state.setdefault(f"{K}ref", ref_options[0])
-    if st.session_state[f"{K}ref"] not in ref_options:
-        st.session_state[f"{K}ref"] = ref_options[0]
-    if view == "Spans":
-        d1, d2 = st.columns([2, 3] if present else [1, 3])
-        diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff")
-        ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
-                           label_visibility="collapsed")
-    else:
-        ref = st.session_state[f"{K}ref"]
+            ref = st.session_state[f"{K}ref"]
 
 
-def pinned_panel(name: str, toks, pos: int) -> None:
-    """The clicked token's details, a preview of its merge tree, and a way into Inside a token."""
-    tok = tokenizers[name]
-    t = toks[pos]
-    rank = tok.merge_rank(t.id)
-    with st.container(border=True):
-        st.markdown(f"**Token {t.id}** in {md_code(title_of(name))} · bytes `{hexbytes(t.bytes) or '—'}` · "
-                    f"text `{md_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}`"
-                    + (f" · merge rank {rank}" if rank is not None else "")
-                    + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
-        if not t.special and tok.merge_parents(t.id) is not None:
-            st.html(render_tree(tok, t.id, max_depth=3, max_nodes=64))
-        query = {"tokenizer": name, "token": str(pos)}
-        query["text" if len(clean) <= URL_TEXT_LIMIT else "id"] = clean if len(clean) <= URL_TEXT_LIMIT else str(t.id)
-        l1, l2 = st.columns([3, 1])
-        l1.page_link("app_pages/inside.py", label="Open in Inside a token →", icon="🔬", query_params=query)
-        if l2.button("Unpin", key=f"{K}unpin_{name}"):
-            st.session_state.pop(f"{K}pinned", None)
-            st.rerun()
+    def pinned_panel(name: str, toks, pos: int) -> None:
+        """The clicked token's details, a preview of its merge tree, and a way into Inside a token."""
+        tok = tokenizers[name]
+        t = toks[pos]
+        rank = tok.merge_rank(t.id)
+        with st.container(border=True):
+            st.markdown(f"**Token {t.id}** in {md_code(title_of(name))} · bytes `{hexbytes(t.bytes) or '—'}` · "
+                        f"text `{md_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}`"
+                        + (f" · merge rank {rank}" if rank is not None else "")
+                        + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
+            if not t.special and tok.merge_parents(t.id) is not None:
+                st.html(render_tree(tok, t.id, max_depth=3, max_nodes=64))
+            query = {"tokenizer": name, "token": str(pos)}
+            query["text" if len(clean) <= URL_TEXT_LIMIT else "id"] = clean if len(clean) <= URL_TEXT_LIMIT else str(t.id)
+            l1, l2 = st.columns([3, 1])
+            l1.page_link("app_pages/inside.py", label="Open in Inside a token →", icon="🔬", query_params=query)
+            if l2.button("Unpin", key=f"{K}unpin_{name}"):
+                st.session_state.pop(f"{K}pinned", None)
+                st.rerun()
 
 
-def draw_column(name: str, toks, txt: str, k: int, which: str, page_slice: tuple[int, int]) -> None:
-    tok = tokenizers[name]
-    st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
-                          len(toks), len(txt), len(txt.encode("utf-8"))))
-    lo, hi = paging.char_window(toks, *page_slice)
-    shown = toks[lo:hi]
-    if not shown:
-        st.caption("No tokens in this stretch of text.")
-    elif view == "Spans":
-        marks = frozenset()
-        if diff_on and name != ref and which == "a":
-            marks = analysis.differing_starts(toks, results[ref])
-            st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
-                       f"in the whole text not in {title_of(ref)} (red edge).")
-        here = pinned and pinned[0] == name and pinned[1] == which
-        st.html(render_spans(txt, shown, whitespace=show_ws, alternating=alternating, marks=marks,
-                             rank_of=tok.merge_rank, flip_tips=k == 1 and not present,
-                             owner=f"compare:{name}:{which}", start=lo, pinned=pinned[2] if here else None,
-                             font_size=font))
-        if here and lo <= pinned[2] < hi:
-            pinned_panel(name, toks, pinned[2])
-    elif view == "Text with boundaries":
-        boundaries_view(f"{K}bview_{name}_{which}", txt, shown, font_size=font)
-    elif view == "IDs":
-        st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
-    else:
-        st.dataframe(pd.DataFrame(export.token_rows(shown)), hide_index=True,
-                     height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}_{which}")
+    def draw_column(name: str, toks, txt: str, k: int, which: str, page_slice: tuple[int, int]) -> None:
+        tok = tokenizers[name]
+        st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
+                              len(toks), len(txt), len(txt.encode("utf-8"))))
+        lo, hi = paging.char_window(toks, *page_slice)
+        shown = toks[lo:hi]
+        if not shown:
+            st.caption("No tokens in this stretch of text.")
+        elif view == "Spans":
+            marks = frozenset()
+            if diff_on and name != ref and which == "a":
+                marks = analysis.differing_starts(toks, results[ref])
+                st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
+                           f"in the whole text not in {title_of(ref)} (red edge).")
+            here = pinned and pinned[0] == name and pinned[1] == which
+            token_spans(f"{K}spans_{name}_{which}",
+                        span_model(txt, shown, whitespace=show_ws, alternating=alternating, marks=marks,
+                                   rank_of=tok.merge_rank, flip_tips=k == 1 and not present,
+                                   owner=f"compare:{name}:{which}", start=lo, pinned=pinned[2] if here else None,
+                                   font_size=font))
+            if here and lo <= pinned[2] < hi:
+                pinned_panel(name, toks, pinned[2])
+        elif view == "Text with boundaries":
+            boundaries_view(f"{K}bview_{name}_{which}", txt, shown, font_size=font)
+        elif view == "IDs":
+            st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
+        else:
+            st.dataframe(pd.DataFrame(export.token_rows(shown)), hide_index=True,
+                         height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}_{which}")
 
 
-# -- per tokenizer: two to a row (A and B side by side in two-text mode; one to a row when presenting)
-n_chars = len(clean)
-per_page = paging.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
-pages = (n_chars - 1) // per_page + 1
-page = 0
-with results_area:
-    if pages > 1:
-        page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
-        st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
-                   f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
-    window = (page * per_page, min(n_chars, (page + 1) * per_page))
-    if ab and results_b:
-        for name in results:
-            ca, cb = st.columns(2)
-            with ca:
-                draw_column(name, results[name], clean, 0, "a", window)
-            with cb:
-                draw_column(name, results_b[name], clean_b, 1, "b", (0, len(clean_b)))
-    else:
-        items = list(results.items())
-        per_row = 1 if present or len(items) == 1 else 2
-        for row in range(0, len(items), per_row):
-            cols = st.columns(per_row) if per_row > 1 else [st.container()]
-            for k, (name, toks) in enumerate(items[row:row + per_row]):
-                with cols[k]:
-                    draw_column(name, toks, clean, k, "a", window)
-    if view == "Text with boundaries":
-        st.caption("The text as your browser shapes it (Arabic and Hebrew right to left and joined, Devanagari "
-                   "conjuncts and emoji sequences whole), with a thin mark at each token boundary; a dotted "
-                   "underline marks a character that tokens split inside.")
+    # -- per tokenizer: two to a row (A and B side by side in two-text mode; one to a row when presenting)
+    n_chars = len(clean)
+    per_page = paging.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
+    pages = (n_chars - 1) // per_page + 1
+    page = 0
+    with results_area:
+        if pages > 1:
+            page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
+            st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
+                       f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
+        window = (page * per_page, min(n_chars, (page + 1) * per_page))
+        if ab and results_b:
+            for name in results:
+                ca, cb = st.columns(2)
+                with ca:
+                    draw_column(name, results[name], clean, 0, "a", window)
+                with cb:
+                    draw_column(name, results_b[name], clean_b, 1, "b", (0, len(clean_b)))
+        else:
+            items = list(results.items())
+            per_row = 1 if present or len(items) == 1 else 2
+            for row in range(0, len(items), per_row):
+                cols = st.columns(per_row) if per_row > 1 else [st.container()]
+                for k, (name, toks) in enumerate(items[row:row + per_row]):
+                    with cols[k]:
+                        draw_column(name, toks, clean, k, "a", window)
+        if view == "Text with boundaries":
+            st.caption("The text as your browser shapes it (Arabic and Hebrew right to left and joined, Devanagari "
+                       "conjuncts and emoji sequences whole), with a thin mark at each token boundary; a dotted "
+                       "underline marks a character that tokens split inside.")
 
-    # -- counts ------------------------------------------------------------------------------------
-    st.subheader("Counts")
-    stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results})
-    if ab and results_b:
-        rows_b = {r["tokenizer"]: r for r in analysis.stats_rows(clean_b, results_b, {n: title_of(n) for n in results_b})}
-        ab_rows = [{"tokenizer": r["tokenizer"], "tokens A": r["tokens"], "tokens B": rows_b[r["tokenizer"]]["tokens"],
-                    "B − A": rows_b[r["tokenizer"]]["tokens"] - r["tokens"],
-                    "B / A": round(rows_b[r["tokenizer"]]["tokens"] / r["tokens"], 3) if r["tokens"] else None,
-                    "chars A": r["characters"], "chars B": rows_b[r["tokenizer"]]["characters"]}
-                   for r in stats_rows]
-        st.html(render_counts(ab_rows))
-    else:
-        st.html(render_counts(stats_rows))
-    stats = pd.DataFrame(stats_rows)
-    metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
-                                    "tokens vs first"], key=f"{K}metric")
-    fig = px.bar(stats, x="tokenizer", y=metric, text=metric, color="tokenizer",
-                 color_discrete_sequence=px.colors.qualitative.Safe)
-    fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10))
-    st.plotly_chart(fig, key=f"{K}chart")
-    e1, e2 = st.columns(2)
-    # built only when clicked: a 1 MB text has a million rows
-    total_tokens = sum(len(t) for t in results.values())
-    if total_tokens > 100_000:
-        st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as "
-                   "CSV) and take some seconds to build after the click.")
-    e1.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
-                       key=f"{K}csv")
-    e2.download_button("Download tokens (JSON)",
-                       lambda: export.export_json(clean, results, parse_special=parse_special),
-                       "tokens.json", "application/json", key=f"{K}json")
+        # -- counts ------------------------------------------------------------------------------------
+        st.subheader("Counts")
+        stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results})
+        if ab and results_b:
+            rows_b = {r["tokenizer"]: r for r in analysis.stats_rows(clean_b, results_b, {n: title_of(n) for n in results_b})}
+            ab_rows = [{"tokenizer": r["tokenizer"], "tokens A": r["tokens"], "tokens B": rows_b[r["tokenizer"]]["tokens"],
+                        "B − A": rows_b[r["tokenizer"]]["tokens"] - r["tokens"],
+                        "B / A": round(rows_b[r["tokenizer"]]["tokens"] / r["tokens"], 3) if r["tokens"] else None,
+                        "chars A": r["characters"], "chars B": rows_b[r["tokenizer"]]["characters"]}
+                       for r in stats_rows]
+            st.html(render_counts(ab_rows))
+        else:
+            st.html(render_counts(stats_rows))
+        stats = pd.DataFrame(stats_rows)
+        metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
+                                        "tokens vs first"], key=f"{K}metric")
+        # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
+        fig = go.Figure(go.Bar(x=stats["tokenizer"], y=stats[metric], text=stats[metric],
+                               marker_color=SAFE_COLORS[:len(stats)]))
+        fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
+                          xaxis_title="tokenizer", yaxis_title=metric)
+        st.plotly_chart(fig, key=f"{K}chart")
+        e1, e2 = st.columns(2)
+        # built only when clicked: a 1 MB text has a million rows
+        total_tokens = sum(len(t) for t in results.values())
+        if total_tokens > 100_000:
+            st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as "
+                       "CSV) and take some seconds to build after the click.")
+        e1.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
+                           key=f"{K}csv")
+        e2.download_button("Download tokens (JSON)",
+                           lambda: export.export_json(clean, results, parse_special=parse_special),
+                           "tokens.json", "application/json", key=f"{K}json")
 
-    # -- decode ------------------------------------------------------------------------------------
-    with st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids"))):
-        options = list(dict.fromkeys([*tokenizers, *all_tokenizer_names()]))
-        dn = st.selectbox("Tokenizer", options, format_func=title_of, key=f"{K}decode_tok",
-                          help="Any tokenizer, not only the ones shown above.")
-        dtok = tokenizers.get(dn) or resolve(dn)
-        if dtok is not None:
-            example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
-            raw = st.text_input("Token ids (commas or spaces)", key=f"{K}decode_ids", placeholder=example)
-            render_decoder(dtok, raw, key=f"{K}decode")
+        # -- decode ------------------------------------------------------------------------------------
+        with st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids"))):
+            options = list(dict.fromkeys([*tokenizers, *all_tokenizer_names()]))
+            dn = st.selectbox("Tokenizer", options, format_func=title_of, key=f"{K}decode_tok",
+                              help="Any tokenizer, not only the ones shown above.")
+            dtok = tokenizers.get(dn) or resolve(dn)
+            if dtok is not None:
+                example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
+                raw = st.text_input("Token ids (commas or spaces)", key=f"{K}decode_ids", placeholder=example)
+                render_decoder(dtok, raw, key=f"{K}decode")
+
+
+compare_view()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.spans import segments
+from ui.spans import CSS, segments
 
 WEB = Path(__file__).resolve().parent.parent / "ui" / "web"
 
@@ -48,6 +48,17 @@ _boundaries = st.components.v2.component(
     "token_lens.boundaries",
     html='<div class="tl-bview"><div class="tl-btext"></div><div class="tl-bmarks"></div></div>',
     css=_asset("boundaries.css"), js=_asset("boundaries.js"))
+
+
+_token_spans = st.components.v2.component(
+    "token_lens.token_spans", html='<div class="tl-spans-root"></div>',
+    css=CSS.replace("<style>", "").replace("</style>", ""), js=_asset("token_spans.js"), isolate_styles=False)
+
+
+def token_spans(key: str, model: dict) -> None:
+    """Token spans from ui.spans.span_model, drawn by the browser with DOM calls (for pages that
+    redraw them on every keystroke; st.html(render_spans(...)) draws the same from HTML)."""
+    _token_spans(key=key, data=model)
 
 
 def _noop() -> None:

@@ -49,7 +49,7 @@ def corpus(n_bytes: int) -> str:
     """Mixed text (prose, code, numbers, scripts, emoji) of about n_bytes UTF-8 bytes."""
     from ui.examples import EXAMPLES
 
-    unit = "\n".join(EXAMPLES.values()) + "\n"
+    unit = "\n".join(EXAMPLES.values()) + "\n"  # starts with "The lighthouse keeper…"
     text = unit * (n_bytes // len(unit.encode()) + 1)
     data = text.encode()[:n_bytes]
     return data.decode("utf-8", errors="ignore")
@@ -139,10 +139,10 @@ INSTALL = """() => {
   window.__kd = null; window.__done = null;
   document.addEventListener('keydown', () => { window.__kd = performance.now(); window.__done = null; }, true);
 }"""
-# every column's spans end with the typed character and the box has sent it
+# every column's spans start with the typed character (after SentencePiece's ▁)
 DONE = """ch => {
   const spans = [...document.querySelectorAll('.tl-spans')];
-  if (spans.length === 4 && spans.every(s => s.textContent.endsWith(ch))) {
+  if (spans.length === 4 && spans.every(s => s.textContent.replace(/^▁/, '').startsWith(ch))) {
     if (!window.__done) window.__done = performance.now();
     return true;
   }
@@ -170,30 +170,43 @@ def paste(page, text: str):
 
 def browser_times(browser, url: str, repeat: int) -> dict:
     out = {}
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
-    page = ctx.new_page()
-    page.goto(url)
-    page.wait_for_function(PAGES["compare"][1], timeout=120_000)
-    page.evaluate(INSTALL)
+
+    def fresh_page():
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+        page = ctx.new_page()
+        page.goto(url)
+        page.wait_for_function(PAGES["compare"][1], timeout=120_000)
+        page.evaluate(INSTALL)
+        return ctx, page
+
     for label in ("1 KB", "10 KB"):
-        text = corpus(SIZES[label]).rstrip() + " "
+        ctx, page = fresh_page()
+        text = corpus(SIZES[label]).rstrip()
         paste(page, text)
-        page.wait_for_function(DONE, arg=" ", timeout=60_000)  # the pasted text is drawn
+        page.wait_for_function(DONE, arg="T", timeout=60_000)  # the pasted text is drawn
+        page.wait_for_timeout(1500)
         key_times, send_times = [], []
         box = live_box(page)
-        box.press("End")
+        box.press("Control+Home")  # typed at the start: a long text's first page shows it
         for k in range(repeat):
-            ch = "QWERTYUIOPASDFGHJKLZ"[k % 20]
+            ch = "QXZJKVWY"[k % 8]
             page.evaluate("() => { window.__done = null; }")
             box.press(ch)
-            page.wait_for_function(DONE, arg=ch, timeout=60_000, polling="raf")
+            try:
+                page.wait_for_function(DONE, arg=ch, timeout=60_000, polling="raf")
+            except Exception:
+                print("  spans start:", page.evaluate("[...document.querySelectorAll('.tl-spans')].map(s => "
+                                                      "s.textContent.slice(0, 12))"), file=sys.stderr)
+                raise
             kd, done, sent = page.evaluate("[window.__kd, window.__done]") + [sent_at(page)]
             key_times.append((done - kd) / 1000)
             if sent is not None:
                 send_times.append((done - sent) / 1000)
             box.press("Backspace")
-            page.wait_for_timeout(600)
+            page.wait_for_function(DONE, arg="T", timeout=60_000)
+            page.wait_for_timeout(300)
+        ctx.close()
         out[f"keystroke {label}"] = median(key_times)
         out[f"send-to-spans {label}"] = median(send_times)
         print(f"  keystroke->spans {label}: {out[f'keystroke {label}'] * 1000:.0f} ms "
@@ -201,6 +214,7 @@ def browser_times(browser, url: str, repeat: int) -> dict:
     # 1 MB: Apply to four columns drawn with their counts
     from tokenizers import default_tokenizers, get_tokenizer
 
+    ctx, page = fresh_page()
     big = corpus(SIZES["1 MB"])
     expected = {n: len(get_tokenizer(n).tokenize(big, disallowed_special=())) for n in default_tokenizers()}
     times = []

@@ -38,7 +38,14 @@ def heads(at) -> dict[str, int]:
 
 
 def spans_html(at) -> list[str]:
-    return [b for b in html_bodies(at) if 'class="tl-spans' in b]
+    """Rendered spans: st.html bodies, and the spans components' data written as the same HTML."""
+    from ui.spans import model_html
+
+    out = [b for b in html_bodies(at) if 'class="tl-spans' in b]
+    for c in at.get("bidi_component"):
+        if c.proto.component_name == "token_lens.token_spans":
+            out.append(model_html(json.loads(c.proto.json or c.proto.mixed.json)))
+    return out
 
 
 def visible_text(span_html: str) -> str:

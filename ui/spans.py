@@ -100,26 +100,18 @@ class Segment:
 
 def segments(text: str, tokens: Sequence[Token]) -> list[Segment]:
     """Group consecutive tokens so that every segment ends on a character boundary."""
-    cmap = ByteCharMap.of(text)
+    cmap = ByteCharMap.shared(text)
+    flags = cmap.boundary_flags  # one look-up per token instead of a search
     out: list[Segment] = []
     group: list[Token] = []
     for t in tokens:
         group.append(t)
-        if cmap.is_boundary(t.byte_span[1]):
+        if flags[t.byte_span[1]]:
             out.append(Segment(tuple(group), (group[0].char_span[0], group[-1].char_span[1])))
             group = []
     if group:  # cannot happen when spans tile the text; kept so nothing is ever dropped
         out.append(Segment(tuple(group), (group[0].char_span[0], group[-1].char_span[1])))
     return out
-
-
-def visible(s: str, whitespace: bool) -> str:
-    """Escaped text; with `whitespace`, space as ·, tab as →, newline as ↵ then a real line break."""
-    s = html.escape(s)
-    if not whitespace:
-        return s
-    return (s.replace(" ", '<span class="tl-ws">·</span>').replace("\t", '<span class="tl-ws">→</span>')
-             .replace("\r", '<span class="tl-ws">␍</span>').replace("\n", '<span class="tl-ws">↵</span>\n'))
 
 
 def token_tooltip(t: Token, rank: int | None = None) -> str:
@@ -193,20 +185,43 @@ CSS = """
 """
 
 
-def _body(t_first: Token, shown: str, whitespace: bool) -> str:
+def _visible_parts(s: str, whitespace: bool) -> list[tuple[str, str]]:
+    """`s` as (class, text) parts: with `whitespace`, space as ·, tab as →, CR as ␍ and newline as ↵
+    (then the real line break), each a "ws" part; other text is a plain ("") part."""
+    if not whitespace:
+        return [("", s)] if s else []
+    out: list[tuple[str, str]] = []
+    run = []
+    for ch in s:
+        mark = {" ": "·", "\t": "→", "\r": "␍", "\n": "↵"}.get(ch)
+        if mark is None:
+            run.append(ch)
+            continue
+        if run:
+            out.append(("", "".join(run)))
+            run = []
+        out.append(("ws", mark))
+        if ch == "\n":
+            run.append("\n")
+    if run:
+        out.append(("", "".join(run)))
+    return out
+
+
+def _body_parts(t_first: Token, shown: str, whitespace: bool) -> list[tuple[str, str]]:
     """The visible text of a segment. SentencePiece's word marker ▁ is drawn where the piece has
     it: one per space it stands for, plus one for the dummy prefix (which stands for no text). A
     segment that starts with a combining mark gets a dotted circle ◌ to sit on, or it would be
     invisible."""
     marks = len(t_first.piece) - len(t_first.piece.lstrip("\u2581")) if t_first.piece else 0
-    prefix = ""
+    prefix: list[tuple[str, str]] = []
     if marks:
         spaces = len(shown) - len(shown.lstrip(" "))
-        prefix = f'<span class="tl-sp">{"▁" * marks}</span>'
+        prefix.append(("sp", "▁" * marks))
         shown = shown[min(marks, spaces):]
     if shown and unicodedata.category(shown[0]).startswith("M"):
-        prefix += '<span class="tl-mark">◌</span>'
-    return prefix + visible(shown, whitespace)
+        prefix.append(("mark", "◌"))
+    return prefix + _visible_parts(shown, whitespace)
 
 
 def _split_breaks(shown: str) -> tuple[str, str]:
@@ -216,23 +231,22 @@ def _split_breaks(shown: str) -> tuple[str, str]:
     return core, shown[len(core):]
 
 
-def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False, alternating: bool = False,
-                 marks: set[int] | frozenset[int] = frozenset(),
-                 rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False,
-                 owner: str | None = None, start: int = 0, pinned: int | None = None,
-                 highlight: AbstractSet[int] = frozenset(), names: Mapping[int, str] | None = None,
-                 font_size: str | None = None) -> str:
-    """HTML for colored token spans. `marks`: byte offsets of boundaries to flag (boundary diff).
-    `flip_tips`: open tooltips to the left (for a column at the right edge of the page).
-    `owner`: makes the tokens clickable (data-owner on the container, data-pos = `start` + the index of
-    each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined.
-    `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
-    their text (the Lab's Z, Y, X…). `font_size`: a CSS size for the text (presentation mode)."""
+def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, alternating: bool = False,
+               marks: set[int] | frozenset[int] = frozenset(),
+               rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False,
+               owner: str | None = None, start: int = 0, pinned: int | None = None,
+               highlight: AbstractSet[int] = frozenset(), names: Mapping[int, str] | None = None,
+               font_size: str | None = None) -> dict:
+    """Token spans as plain data (what render_spans writes as HTML, and what the Compare page's
+    spans component builds with DOM calls): {"owner", "flip", "font", "tips": [tooltip…],
+    "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…]}.
+    Part classes: "" plain text, "ws" a whitespace mark, "sp" SentencePiece's ▁, "mark" ◌, "nl" a
+    faint ↵, "ids" a group's count. Arguments as render_spans."""
     segs = segments(text, tokens)
     colors = assign_colors([tuple(t.id for t in seg.tokens) for seg in segs]) if not alternating else None
-    attrs = f' data-owner="{html.escape(owner, quote=True)}"' if owner else ""
-    style = f' style="font-size:{html.escape(font_size, quote=True)}"' if font_size else ""
-    parts = [CSS, f'<div class="tl-spans{" tl-flip" if flip_tips else ""}"{attrs}{style}>']
+    tips: list[str] = []
+    tip_of: dict[int, int] = {}
+    rows = []
     pos = start
     for k, seg in enumerate(segs):
         first = seg.tokens[0]
@@ -254,23 +268,60 @@ def render_spans(text: str, tokens: Sequence[Token], *, whitespace: bool = False
             classes.append("tl-same")
         core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
         if names and not seg.grouped and first.id in names:
-            body = html.escape(names[first.id])
+            body = [("", names[first.id])]
         else:
-            body = _body(first, core, whitespace) if core or first.piece else ""
+            body = _body_parts(first, core, whitespace) if core or first.piece else []
         if breaks:
             if whitespace:
-                body += visible(breaks, True).replace("\n", "")
+                body += [p for p in _visible_parts(breaks, True) if p[1] != "\n"]
             elif not body:  # a token that is only a line break: a faint mark so its box can be seen
-                body = f'<span class="tl-nl">{"↵" * breaks.count(chr(10)) or "␍"}</span>'
+                body = [("nl", "↵" * breaks.count("\n") or "␍")]
         if seg.grouped:
-            body += f'<span class="tl-ids">[{len(seg.tokens)}]</span>'
-        tip = html.escape(segment_tooltip(seg, text, rank_of), quote=True)
-        ids = " ".join(str(t.id) for t in seg.tokens)
-        parts.append(f'<span class="{" ".join(classes)}" data-tip="{tip}" data-ids="{ids}" data-pos="{pos}">'
-                     f'{body}</span>{html.escape(breaks)}')
+            body.append(("ids", f"[{len(seg.tokens)}]"))
+            tip = len(tips)
+            tips.append(segment_tooltip(seg, text, rank_of))
+        else:  # a token's tooltip depends only on its id and kind: built once per id
+            tip = tip_of.get(first.id)
+            if tip is None:
+                tip = tip_of[first.id] = len(tips)
+                tips.append(segment_tooltip(seg, text, rank_of))
+        rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
+                     [list(p) for p in body], breaks])
         pos += len(seg.tokens)
-    parts.append("</div>")
-    return "".join(parts)
+    return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "tips": tips, "segs": rows}
+
+
+def _parts_html(parts) -> str:
+    return "".join(html.escape(t) if not c else f'<span class="tl-{c}">{html.escape(t)}</span>' for c, t in parts)
+
+
+def model_html(model: dict) -> str:
+    """The HTML of a span_model (with the CSS): what render_spans returns."""
+    attrs = f' data-owner="{html.escape(model["owner"], quote=True)}"' if model["owner"] else ""
+    style = f' style="font-size:{html.escape(model["font"], quote=True)}"' if model["font"] else ""
+    tips = [html.escape(t, quote=True) for t in model["tips"]]
+    out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style}>']
+    out += [f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}">{_parts_html(parts)}'
+            f'</span>{html.escape(breaks)}' for cls, tip, ids, pos, parts, breaks in model["segs"]]
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
+    """HTML for colored token spans (for st.html). Options (all keyword):
+    `whitespace`: space ·, tab →, newline ↵; `alternating`: two colors in turn instead of by id;
+    `marks`: byte offsets of boundaries to flag (boundary diff); `rank_of`: id -> merge rank for the
+    tooltips; `flip_tips`: open tooltips to the left (for a column at the right edge of the page);
+    `owner`: makes the tokens clickable (data-owner on the container, data-pos = `start` + the index of
+    each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined;
+    `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
+    their text (the Lab's Z, Y, X…); `font_size`: a CSS size for the text (presentation mode)."""
+    return model_html(span_model(text, tokens, **options))
+
+
+def visible(s: str, whitespace: bool) -> str:
+    """Escaped text; with `whitespace`, space as ·, tab as →, newline as ↵ then a real line break."""
+    return _parts_html(_visible_parts(s, whitespace))
 
 
 def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int) -> str:
