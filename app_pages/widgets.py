@@ -26,7 +26,7 @@ _live_text = st.components.v2.component(
     html='<div class="tl-live"><label class="tl-live-label"></label><textarea spellcheck="false"></textarea>'
          '<div class="tl-live-bar"><button class="tl-live-apply" type="button" hidden>Apply</button>'
          '<span class="tl-live-status" aria-live="polite"></span></div></div>',
-    css=_asset("live_text.css"), js=_asset("live_text.js"))
+    css=_asset("live_text.css"), js=_asset("live_text.js"), isolate_styles=False)  # a page's own textarea
 
 _token_clicks = st.components.v2.component("token_lens.token_clicks", js=_asset("token_clicks.js"))
 
@@ -72,20 +72,24 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
     Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
     shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
     edit that crosses such a change on the wire is dropped rather than undoing it."""
-    rev_key, seen_key = f"{key}_rev", f"{key}_seq"
+    rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
     st.session_state.setdefault(key, "")
     st.session_state.setdefault(rev_key, 0)
-    value = st.session_state[key]
-    result = _live_text(key=f"{key}_box", data={"value": value, "rev": st.session_state[rev_key],
-                                                 "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS,
-                                                 "label": label, "placeholder": placeholder, "height": height,
-                                                 "font_size": font_size},
-                        on_text_change=_noop)
-    sent = result.get("text")
-    if (isinstance(sent, dict) and sent.get("rev") == st.session_state[rev_key]
-            and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
-        st.session_state[seen_key] = sent["seq"]
-        st.session_state[key] = sent["value"]
+
+    def take(sent) -> None:
+        if (isinstance(sent, dict) and sent.get("rev") == st.session_state[rev_key]
+                and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
+            st.session_state[seen_key] = sent["seq"]
+            st.session_state[key] = sent["value"]
+
+    def on_text() -> None:  # before the script runs, so the box's data already holds what it sent
+        take((st.session_state.get(box_key) or {}).get("text"))
+
+    result = _live_text(key=box_key, data={"value": st.session_state[key], "rev": st.session_state[rev_key],
+                                           "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS, "label": label,
+                                           "placeholder": placeholder, "height": height, "font_size": font_size},
+                        on_text_change=on_text)
+    take(result.get("text"))
     return st.session_state[key]
 
 

@@ -155,9 +155,8 @@ def live_box(page):
 
 
 def sent_at(page) -> float | None:
-    return page.evaluate("""() => { for (const h of document.querySelectorAll('[data-testid=stBidiComponentIsolated]')) {
-        const r = h.shadowRoot && h.shadowRoot.querySelector('.tl-live'); if (r && r.dataset.sentAt) return +r.dataset.sentAt; }
-        return null; }""")
+    return page.evaluate("() => { const r = document.querySelector('.tl-live'); "
+                         "return r && r.dataset.sentAt ? +r.dataset.sentAt : null; }")
 
 
 def paste(page, text: str):

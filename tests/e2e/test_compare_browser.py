@@ -22,7 +22,7 @@ def test_default_page(page, app_url):
     wait_for_app(page)
     names = default_tokenizers()
     wait_for_heads(page, len(names))
-    text = page.get_by_label("Text").input_value()
+    text = page.get_by_label("Text", exact=True).input_value()
     assert counts(page) == {n: len(get_tokenizer(n).tokenize(text, disallowed_special=())) for n in names}
     assert page.locator(".tl-group").count() > 0  # emoji split across byte tokens: one segment each
     assert "\ufffd" not in page.locator(".tl-spans").first.inner_text()
@@ -36,7 +36,7 @@ def test_shared_link_hover_and_views(page, app_url):
     page.goto(f"{app_url}/?{query}")
     wait_for_app(page)
     wait_for_heads(page, 3)
-    assert page.get_by_label("Text").input_value() == text
+    assert page.get_by_label("Text", exact=True).input_value() == text
     assert counts(page) == {n: len(get_tokenizer(n).tokenize(text, disallowed_special=()))
                             for n in ["gpt2", "cl100k_base", "mistral_sp"]}
 
@@ -60,7 +60,7 @@ def test_shared_link_hover_and_views(page, app_url):
 def test_script_payload_is_shown_not_run(page, app_url):
     page.goto(app_url)
     wait_for_app(page)
-    box = page.get_by_label("Text")
+    box = page.get_by_label("Text", exact=True)
     payload = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
     box.fill(payload)
     box.press("Control+Enter")

@@ -8,10 +8,10 @@ def test_tree_chunks_and_steps(page, app_url):
     wait_for_app(page)
     assert page.get_by_text("Page not found").count() == 0
     page.get_by_text("Token 3404").first.wait_for(timeout=60_000)  # cl100k's "Token", the first token
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(1000)
-    labels = page.evaluate("[...document.querySelectorAll('.js-plotly-plot text')].map(e => e.textContent)")
-    assert any(t.startswith("Token") for t in labels) and any(t.startswith("oken") for t in labels)
+    page.locator(".tl-tree .tl-tbox").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    labels = page.evaluate("[...document.querySelectorAll('.tl-tree .tl-tbox')].map(e => e.firstChild.textContent)")
+    assert labels[0] == "Token" and "oken" in labels
     screenshot(page, "inside-merge-tree")
 
     page.get_by_role("tab", name="Regex chunks").click()

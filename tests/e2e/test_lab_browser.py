@@ -23,17 +23,18 @@ def test_train_on_pasted_text(page, app_url, tmp_path):
     page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
     screenshot(page, "lab-merge-table")
 
-    page.get_by_role("tab", name="Compression").click()
+    page.get_by_text("Compression", exact=True).click()  # the view control
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "lab-compression-curve")
 
-    page.get_by_role("tab", name="Vocabulary trade-off").click()
+    page.get_by_text("Vocabulary trade-off", exact=True).click()  # the view control
     page.wait_for_timeout(1500)
-    assert page.locator(".js-plotly-plot").count() >= 2
+    page.get_by_label("Embedding width d_model").wait_for(timeout=30_000)
+    assert page.locator(".js-plotly-plot").count() == 1  # one view at a time: the trade-off chart
     screenshot(page, "lab-vocab-tradeoff")
 
-    page.get_by_role("tab", name="Step by step").click()
+    page.get_by_text("Step by step", exact=True).click()  # the view control
     page.wait_for_timeout(1000)
     assert page.locator(".tl-tok").count() > 0
     screenshot(page, "lab-step")

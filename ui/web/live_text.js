@@ -1,5 +1,8 @@
-// A text box that sends its value to Python while the person types: after a pause of `debounce` ms,
-// for texts up to `limit` UTF-8 bytes; above that only on Apply or Ctrl+Enter, with the reason shown.
+// A text box that sends its value to Python while the person types, for texts up to `limit` UTF-8
+// bytes (above that only on Apply or Ctrl+Enter, with the reason shown). A keystroke after a quiet
+// moment, when no earlier text is still being tokenized, goes at once; keystrokes that follow it
+// quickly are sent together `debounce` ms after the last of them, so a burst of typing costs one
+// rerun, not one per key, and at most one rerun is under way at a time.
 // The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
 export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".tl-live");
@@ -7,7 +10,7 @@ export default function ({ data, parentElement, setStateValue }) {
   const label = root.querySelector(".tl-live-label");
   const status = root.querySelector(".tl-live-status");
   const apply = root.querySelector(".tl-live-apply");
-  const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null });
+  const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null, busy: 0, last: 0 });
   s.set = setStateValue;  // the newest one: a pending send uses it even after a rerun
   s.limit = data.limit;
   s.debounce = data.debounce;
@@ -25,6 +28,7 @@ export default function ({ data, parentElement, setStateValue }) {
     box.value = data.value;
     s.sent = data.value;
   }
+  if (data.value === s.sent) s.busy = 0;  // Python has drawn what was sent last
 
   const utf8Length = (v) => {
     let n = 0;
@@ -42,6 +46,7 @@ export default function ({ data, parentElement, setStateValue }) {
     clearTimeout(s.timer);
     s.timer = 0;
     if (box.value === s.sent) return;
+    s.busy = performance.now();
     s.sent = box.value;
     s.seq += 1;
     root.dataset.sent = String(s.seq);
@@ -62,7 +67,13 @@ export default function ({ data, parentElement, setStateValue }) {
   };
   const onInput = () => {
     clearTimeout(s.timer);
-    if (!refresh()) s.timer = setTimeout(send, s.debounce);
+    const now = performance.now();
+    const quiet = now - s.last > s.debounce;
+    s.last = now;
+    if (refresh()) return;
+    if (s.busy && now - s.busy > 3000) s.busy = 0;  // never wait on a reply that did not come
+    if (quiet && !s.busy) send();
+    else s.timer = setTimeout(send, s.debounce);
   };
   const onKey = (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
