@@ -12,7 +12,7 @@ from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from ui import uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
 from app_pages.widgets import lab_player
-from ui.formatting import duration, escape_markdown, md_code, render_token
+from ui.formatting import duration, md_code, md_inline_code, render_token
 from ui.spans import render_spans
 from ui.tables import merge_rows, pair_rows
 
@@ -226,8 +226,9 @@ def step_view():
     show = (lambda i: names[i] if names and i in names else render_token(tok.vocab[i]))
     if k:
         r = tok.history[k - 1]
-        st.markdown(f"Merge **{k}** joined `{escape_markdown(show(r.pair[0]))}` + `{escape_markdown(show(r.pair[1]))}` "
-                    f"→ `{escape_markdown(show(r.new_id))}`" + (f" = `{render_token(tok.vocab[r.new_id])}`" if names else "")
+        st.markdown(f"Merge **{k}** joined {md_inline_code(show(r.pair[0]))} + {md_inline_code(show(r.pair[1]))} "
+                    f"→ {md_inline_code(show(r.new_id))}"
+                    + (f" = {md_inline_code(render_token(tok.vocab[r.new_id]))}" if names else "")
                     + f" (id {r.new_id}), a pair seen {r.count:,} times. Its tokens are outlined in the text.")
     st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
                f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."

@@ -11,7 +11,7 @@ from tokenizers.text import clean_text
 from ui import analysis, export, paging
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
-from ui.formatting import hexbytes, md_code
+from ui.formatting import hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.trees import render_tree
 
@@ -238,7 +238,7 @@ def compare_view():
         rank = tok.merge_rank(t.id)
         with st.container(border=True):
             st.markdown(f"**Token {t.id}** in {md_code(title_of(name))} · bytes `{hexbytes(t.bytes) or '—'}` · "
-                        f"text `{md_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}`"
+                        f"text {md_inline_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}"
                         + (f" · merge rank {rank}" if rank is not None else "")
                         + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
             if not t.special and tok.merge_parents(t.id) is not None:

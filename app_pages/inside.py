@@ -15,7 +15,7 @@ from tokenizers.text import clean_text
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
 from app_pages.widgets import token_clicks
-from ui.formatting import IdParseError, escape_markdown, hexbytes, parse_ids, render_token
+from ui.formatting import IdParseError, hexbytes, md_inline_code, parse_ids, render_token
 from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans
 from ui.tables import CATEGORIES, search_vocab
@@ -119,7 +119,7 @@ st.session_state[f"{K}url_written"] = written
 if token_id is not None:
     b = tok.token_bytes(token_id)
     rank = tok.merge_rank(token_id)
-    st.markdown(f"**Token {token_id}** · bytes `{hexbytes(b) or '—'}` · repr `{escape_markdown(repr(b))}`"
+    st.markdown(f"**Token {token_id}** · bytes `{hexbytes(b) or '—'}` · repr {md_inline_code(repr(b))}"
                 + (f" · merge rank {rank}" if rank is not None else "")
                 + (" · **special token**" if tok.is_special(token_id) else ""))
 

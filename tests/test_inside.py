@@ -105,3 +105,11 @@ def test_huge_merge_tree_leaves_are_all_drawn():
     assert html.count("class=\"tl-tbox tl-tleaf\"") == 128 and "class=\"tl-tbox tl-tmore\"" not in html
     small = render_tree(tok, 58040, max_depth=2)
     assert "class=\"tl-tbox tl-tmore\"" in small and small.count("class=\"tl-tbox") == 7 + 4  # 3 levels, then 4 folded boxes
+
+
+def test_repr_is_shown_as_typed_not_escaped():
+    at = inside_app(tok="cl100k_base", by_id=True, id="4536")  # " isn"
+    assert any("repr `b' isn'`" in m.value for m in at.markdown)
+    from ui.formatting import md_inline_code
+
+    assert md_inline_code("a`b") == "``a`b``" and md_inline_code("`") == "`` ` ``"

@@ -68,3 +68,15 @@ def md_code(s: str, limit: int = 80) -> str:
     would close the code span), shortened to `limit` characters."""
     short = s if len(s) <= limit else s[:limit] + "…"
     return escape_markdown(short)
+
+
+def md_inline_code(s: str, limit: int = 80) -> str:
+    """A user string as a Markdown code span that shows it literally: the fence is one backtick longer
+    than the longest run of backticks inside (CommonMark), so no value can close it early; newlines
+    become spaces."""
+    import re as _re
+
+    short = (s if len(s) <= limit else s[:limit] + "…").replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max((len(m) for m in _re.findall(r"`+", short)), default=0) + 1)
+    pad = " " if short.startswith("`") or short.endswith("`") or not short.strip() else ""
+    return f"{fence}{pad}{short}{pad}{fence}"
