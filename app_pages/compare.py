@@ -157,8 +157,8 @@ def compare_view():
             for n in own:
                 tok_own = user_tokenizers()[n]
                 if hasattr(tok_own, "merges") and n == "lab_bpe":
-                    st.download_button("lab_bpe.model", bpe_io.model_text(tok_own), "lab_bpe.model", key=f"{K}dl_{n}",
-                                       on_click="ignore")
+                    st.download_button("lab_bpe.model", lambda m=tok_own: bpe_io.model_text(m), "lab_bpe.model",
+                                       key=f"{K}dl_{n}", on_click="ignore")  # built when clicked
 
     if not clean:
         results_area.info("Type or paste some text above, or load an example, to see its tokens.")
