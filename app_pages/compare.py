@@ -196,9 +196,10 @@ def compare_view():
     pick = token_clicks(f"{K}clicks", prefix="compare:")
     if pick:
         owner = pick["owner"].split(":")
-        st.session_state[f"{K}pinned"] = (owner[1], owner[2] if len(owner) > 2 else "a", pick["pos"], hash(clean))
+        which = owner[2] if len(owner) > 2 else "a"
+        st.session_state[f"{K}pinned"] = (owner[1], which, pick["pos"], hash(clean if which == "a" else clean_b))
     pinned = st.session_state.get(f"{K}pinned")
-    if pinned and (pinned[0] not in results or pinned[3] != hash(clean)):
+    if pinned and (pinned[0] not in results or pinned[3] != hash(clean if pinned[1] == "a" else clean_b)):
         pinned = None  # the text or the tokenizers changed since
 
     with results_area:
@@ -231,7 +232,7 @@ def compare_view():
             ref = st.session_state[f"{K}ref"]
 
 
-    def pinned_panel(name: str, toks, pos: int) -> None:
+    def pinned_panel(name: str, toks, pos: int, txt: str) -> None:
         """The clicked token's details, a preview of its merge tree, and a way into Inside a token."""
         tok = tokenizers[name]
         t = toks[pos]
@@ -244,7 +245,7 @@ def compare_view():
             if not t.special and tok.merge_parents(t.id) is not None:
                 st.html(render_tree(tok, t.id, max_depth=3, max_nodes=64))
             query = {"tokenizer": name, "token": str(pos)}
-            query["text" if len(clean) <= URL_TEXT_LIMIT else "id"] = clean if len(clean) <= URL_TEXT_LIMIT else str(t.id)
+            query["text" if len(txt) <= URL_TEXT_LIMIT else "id"] = txt if len(txt) <= URL_TEXT_LIMIT else str(t.id)
             l1, l2 = st.columns([3, 1])
             l1.page_link("app_pages/inside.py", label="Open in Inside a token →", icon="🔬", query_params=query)
             if l2.button("Unpin", key=f"{K}unpin_{name}"):
@@ -273,7 +274,7 @@ def compare_view():
                                    owner=f"compare:{name}:{which}", start=lo, pinned=pinned[2] if here else None,
                                    font_size=font))
             if here and lo <= pinned[2] < hi:
-                pinned_panel(name, toks, pinned[2])
+                pinned_panel(name, toks, pinned[2], txt)
         elif view == "Text with boundaries":
             boundaries_view(f"{K}bview_{name}_{which}", txt, shown, font_size=font)
         elif view == "IDs":

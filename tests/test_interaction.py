@@ -100,3 +100,19 @@ def test_live_box_takes_only_edits_on_the_current_revision():
               if c.proto.component_name == "token_lens.live_text"]
     assert data["rev"] == 1 and data["value"].startswith("The lighthouse")
     assert widgets.LIVE_LIMIT == 20_000 and widgets.LIVE_DEBOUNCE_MS == 150
+
+
+def test_a_token_pinned_in_text_b_opens_text_b():
+    a, b = "hello world", "Tokenization isn't magic"
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params.update(text=a, text_b=b, ab="1", tokenizers="cl100k_base")
+    at.session_state[f"{K}pinned"] = ("cl100k_base", "b", 1, hash(b))
+    at.run()
+    assert not at.exception
+    tid = get_tokenizer("cl100k_base").encode(b)[1]
+    assert any(f"**Token {tid}**" in m.value for m in at.markdown)
+    from urllib.parse import parse_qs
+
+    link = at.get("page_link")[0].proto
+    assert "Inside" in link.label
+    assert parse_qs(link.query_string) == {"tokenizer": ["cl100k_base"], "token": ["1"], "text": [b]}
