@@ -48,15 +48,19 @@ def test_compare_updates_as_you_type(page, app_url):
     assert "typed" in page.locator(".tl-spans").first.inner_text()
     screenshot(page, "live-typing")
 
-    # the payloads a hardening pass will try: shown as text, never run
-    payload = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>"
-    box.fill(payload)
-    wait_counts(page, expected(payload, names))
-    page.wait_for_timeout(300)
-    assert page.evaluate("window.__pwned === undefined")
-    assert page.locator(".tl-spans img, .tl-spans script").count() == 0
-    assert box.input_value() == payload
-    assert "onerror" in page.locator(".tl-spans").first.inner_text()
+    # the payloads a hardening pass will try: shown as text, never run, in the box and the spans
+    payloads = ["<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>",
+                "</textarea><svg onload=window.__pwned=3>", "\"><iframe srcdoc='<script>parent.__pwned=4</script>'>",
+                "javascript:window.__pwned=5 ${7*7} {{7*7}} `x` **bold** <|endoftext|>"]
+    for payload in payloads:
+        box.fill(payload)
+        wait_counts(page, expected(payload, names))
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__pwned === undefined"), payload
+        assert page.locator(".tl-spans img, .tl-spans script, .tl-spans svg, .tl-spans iframe").count() == 0
+        assert box.input_value() == payload
+        shown = page.locator(".tl-spans").first.inner_text()
+        assert payload.replace(" ", "")[:12] in shown.replace(" ", ""), (payload, shown)
     assert not page.errors
 
 
