@@ -1,4 +1,4 @@
-"""OpenAI's vocabularies, read through tiktoken's own constructors
+"""OpenAI's vocabularies (and, through `vendor_vocab`, other vendors' tiktoken-style ones), read through tiktoken's own constructors
 (`tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS`), which return the split pattern (`pat_str`),
 the ranks (`mergeable_ranks`, bytes -> id) and the special tokens, from the files that set-up
 provisioned. tiktoken checks each file against its pinned sha256 as it reads it; this module reads
@@ -28,6 +28,11 @@ def encoding_params(name: str) -> dict:
     with _lock:
         got = _params.get(name)
         if got is None:
+            from . import vendor_vocab
+
+            if name in vendor_vocab.LOADERS:  # a vendor's vocabulary, provisioned from its own package
+                got = _params[name] = vendor_vocab.LOADERS[name]()
+                return got
             from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS
 
             if name not in ENCODING_CONSTRUCTORS:
