@@ -99,6 +99,7 @@ def _pattern(spec, where: str, limits: Limits) -> str:
     if kind == "String":
         return regex.escape(value, special_only=True)
     if kind == "Regex":
+        value = pt.onig_compatible(value)
         try:
             compile_pattern(value)
         except PatternError as e:

@@ -149,7 +149,8 @@ class BertNormalizer(Normalizer):
     def _char(self, ch: str) -> str:
         if self.clean_text:
             cp = ord(ch)
-            if cp == 0 or cp == 0xFFFD or (ch not in "\t\n\r" and unicodedata.category(ch)[0] == "C"):
+            # control: Cc, Cf, Co, Cs (not Cn: unassigned code points are kept, as Hugging Face keeps them)
+            if cp == 0 or cp == 0xFFFD or (ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")):
                 return ""
             if ch in WHITE_SPACE:
                 ch = " "

@@ -97,6 +97,35 @@ def split_piece(piece: Piece, finder, behaviour: str, invert: bool = False) -> l
     return [piece.slice(a, b) for a, b, removed in keep if not removed and b > a]
 
 
+# Oniguruma (Hugging Face's regex engine) counts as word characters \p{Alphabetic}, marks, decimal
+# digits and connector punctuation; Python's `regex` also counts the joiners U+200C/U+200D
+_ONIG_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
+
+
+def onig_compatible(pattern: str) -> str:
+    r"""`pattern` with \w spelled as Oniguruma reads it (outside and inside [...])."""
+    if "\\w" not in pattern:
+        return pattern
+    out, i, depth = [], 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt == "w":
+                out.append(_ONIG_WORD if depth else f"[{_ONIG_WORD}]")
+            else:
+                out.append(c + nxt)
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _regex_finder(compiled):
     return lambda text: (m.span() for m in compiled.finditer(text))
 
@@ -185,6 +214,8 @@ class ByteLevel(PreTokenizer):
         return not self.add_prefix_space
 
     def piece(self, p: Piece) -> list[Piece]:
+        if not p.text:
+            return []
         if self.add_prefix_space and not p.text.startswith(" "):
             p = p.prepend(" ")
         if not self.use_regex:
@@ -259,6 +290,8 @@ class Whitespace(PreTokenizer):
     def piece(self, p: Piece) -> list[Piece]:
         global _WORDS
         if _WORDS is None:
+            # Hugging Face runs this one with Rust's regex crate, whose \w (like Python's `regex`)
+            # includes the joiners; the patterns in a file run on Oniguruma (onig_compatible)
             _WORDS = regex.compile(r"\w+|[^\w\s]+")
         return split_piece(p, _regex_finder(_WORDS), "Removed", invert=True)
 
