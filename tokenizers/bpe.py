@@ -176,8 +176,9 @@ class BPETokenizer(Tokenizer):
     normalizer = None      # text -> text before splitting (tokenizers.normalizers), or None
     pre_tokenizer = None   # splits instead of `pattern` (tokenizers.pretokenizers), or None
     added_tokens: tuple = ()  # AddedToken(s) matched before splitting (Hugging Face files), or ()
+    split_timeout = None   # seconds a split may take (uploaded patterns), or None
     _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut",
-              "normalizer", "pre_tokenizer", "added_tokens")
+              "normalizer", "pre_tokenizer", "added_tokens", "split_timeout")
 
     def __init__(self, pattern: str | None = "gpt4", *, name: str = "custom_bpe"):
         self.name = name
@@ -235,7 +236,7 @@ class BPETokenizer(Tokenizer):
         """Rebuild what is derived from the model's data; call after changing it."""
         if not isinstance(self.merges, Merges):
             self.merges = Merges(self.merges)
-        self._compiled = compile_pattern(self.pattern)
+        self._compiled = compile_pattern(self.pattern, timeout=self.split_timeout)
         single = {b[0]: i for i, b in self.vocab.items() if len(b) == 1}
         if len(single) != 256:
             missing = sorted(set(range(256)) - set(single))[:8]

@@ -65,9 +65,11 @@ class Limits:
     max_token_chars: int = 4_096
     max_added: int = 100_000
     max_pattern_chars: int = 10_000
+    split_timeout: float | None = None  # seconds a file's regex may spend on one search
 
 
 LIMITS = Limits()
+UPLOAD_LIMITS = Limits(split_timeout=10.0)
 
 
 def byte_chars() -> dict[int, str]:
@@ -155,7 +157,7 @@ def read_pre_tokenizer(spec, limits: Limits = LIMITS):
         if behaviour not in pt.BEHAVIOURS:
             raise UnsupportedComponent("pre_tokenizer Split behavior", str(behaviour))
         return pt.Split(_pattern(spec.get("pattern"), "pre_tokenizer Split", limits), behaviour,
-                        bool(spec.get("invert", False)))
+                        bool(spec.get("invert", False)), limits.split_timeout)
     if t == "Digits":
         return pt.Digits(bool(spec.get("individual_digits", False)))
     if t == "Metaspace":
@@ -362,6 +364,9 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
                 normalizer=normalizer, pre_tokenizer=None if one_regex else pre,
                 added_tokens=added if any(not t.special or t.lstrip or t.rstrip or t.single_word or t.normalized
                                           for t in added) else ())
+            if limits.split_timeout:
+                tok.split_timeout = limits.split_timeout
+                tok._reset_caches()
             tok.title = title
             return tok
     ranked = {}

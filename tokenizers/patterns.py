@@ -16,8 +16,42 @@ class PatternError(ValueError):
     """A split pattern that cannot be used; the message says why and how to fix it."""
 
 
-def compile_pattern(pattern: str | None) -> "regex.Pattern[str] | None":
-    """Compile a split pattern, or None for no split. Errors become a PatternError that teaches."""
+class TimedPattern:
+    """A compiled pattern whose searches give up after `timeout` seconds (regex's own timeout), for
+    patterns from an uploaded file: a pattern that backtracks catastrophically cannot stall a page.
+    Giving up raises PatternTimeout."""
+
+    def __init__(self, compiled, timeout: float):
+        self.compiled, self.timeout = compiled, timeout
+        self.pattern = compiled.pattern
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args, timeout=self.timeout)
+        except TimeoutError:
+            raise PatternTimeout(f"The split pattern took more than {self.timeout:g} s on this text and was stopped "
+                                 "(it backtracks too much). Use a simpler pattern.") from None
+
+    def findall(self, text):
+        return self._guard(self.compiled.findall, text)
+
+    def finditer(self, text):
+        return iter(self._guard(lambda t, timeout: list(self.compiled.finditer(t, timeout=timeout)), text))
+
+    def search(self, text):
+        return self._guard(self.compiled.search, text)
+
+    def fullmatch(self, text):
+        return self._guard(self.compiled.fullmatch, text)
+
+
+class PatternTimeout(PatternError, TimeoutError):
+    pass
+
+
+def compile_pattern(pattern: str | None, *, timeout: float | None = None) -> "regex.Pattern[str] | None":
+    """Compile a split pattern, or None for no split. Errors become a PatternError that teaches.
+    With `timeout`, searches give up after that many seconds (TimedPattern)."""
     if pattern is None or pattern == "":
         return None
     try:
@@ -28,7 +62,7 @@ def compile_pattern(pattern: str | None) -> "regex.Pattern[str] | None":
     if compiled.search("") is not None and compiled.fullmatch("") is not None:
         raise PatternError("The split pattern matches the empty string, so it cannot cut text "
                            "into chunks. Make every alternative consume at least one character.")
-    return compiled
+    return TimedPattern(compiled, timeout) if timeout else compiled
 
 
 def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:

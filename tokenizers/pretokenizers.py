@@ -167,6 +167,7 @@ class Split(PreTokenizer):
     pattern: str            # a regex (a literal string is escaped by the reader)
     behaviour: str = "Isolated"
     invert: bool = False
+    timeout: float | None = None  # seconds a search may take (patterns from an uploaded file)
     kind = "Split"
 
     def __post_init__(self):
@@ -182,7 +183,7 @@ class Split(PreTokenizer):
         if c is None:
             from .patterns import compile_pattern
 
-            c = compile_pattern(self.pattern)
+            c = compile_pattern(self.pattern, timeout=self.timeout)
             object.__setattr__(self, "_compiled", c)
         return c
 
@@ -193,7 +194,7 @@ class Split(PreTokenizer):
         return f"Split({self.behaviour}{', inverted' if self.invert else ''})"
 
     def __getstate__(self):
-        return {"pattern": self.pattern, "behaviour": self.behaviour, "invert": self.invert}
+        return {"pattern": self.pattern, "behaviour": self.behaviour, "invert": self.invert, "timeout": self.timeout}
 
     def __setstate__(self, state):
         for k, v in state.items():
