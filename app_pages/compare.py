@@ -4,6 +4,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from app_pages.compare_upload import upload_panel
 from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of
 from tokenizers import default_tokenizers
 from tokenizers.text import clean_text
@@ -37,6 +38,8 @@ if f"{K}init" not in st.session_state:
         st.session_state[f"{K}view"] = q["view"]
     if "ref" in q:
         st.session_state[f"{K}ref"] = q["ref"]
+    if q.get("mode") == "chat":
+        st.session_state[f"{K}mode"] = "Chat"
 
 
 def load_example():
@@ -47,6 +50,14 @@ def load_example():
 
 
 st.title("Compare tokenizers")
+mode = st.radio("Input", ["Text", "Chat"], horizontal=True, key=f"{K}mode",
+                help="Chat: a conversation, rendered by each tokenizer's own chat format (app_pages/compare_chat.py).")
+if mode == "Chat":
+    from app_pages.compare_chat import chat_mode
+
+    st.query_params.from_dict({"mode": "chat"})
+    chat_mode(f"{K}chat_", show_ws=bool(st.session_state.get(f"{K}ws")))
+    st.stop()
 if st.session_state.get(f"{K}unknown"):
     st.warning("The link names tokenizers that do not exist here: "
                + ", ".join(f"`{n}`" for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
@@ -57,6 +68,7 @@ replaced = clean_state_text(f"{K}text")
 st.session_state.setdefault(f"{K}text", EXAMPLES["Emoji, joiners and flags"])
 text = st.text_area("Text", height=150, key=f"{K}text")
 st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())
+upload_panel(f"{K}upload_", f"{K}tokenizers")  # your own tokenizer file (app_pages/compare_upload.py)
 names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                        key=f"{K}tokenizers")
 
