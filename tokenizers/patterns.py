@@ -23,7 +23,7 @@ class TimedPattern:
 
     def __init__(self, compiled, timeout: float):
         self.compiled, self.timeout = compiled, timeout
-        self.pattern = compiled.pattern
+        self.pattern, self.groups = compiled.pattern, compiled.groups
 
     def _guard(self, fn, *args):
         try:
@@ -70,7 +70,8 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
     character is ever dropped (a custom pattern need not cover everything)."""
     if compiled is None:
         return [text] if text else []
-    chunks = compiled.findall(text)
+    # findall gives the groups' text when the pattern has capturing groups; the matches are wanted
+    chunks = [m.group() for m in compiled.finditer(text)] if compiled.groups else compiled.findall(text)
     # matches never overlap and come in order, so equal total length means no gaps (the usual case
     # for GPT-2/GPT-4 patterns, which cover every character); otherwise collect the gaps too
     if sum(map(len, chunks)) == len(text):
