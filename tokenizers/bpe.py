@@ -249,7 +249,9 @@ class BPETokenizer(Tokenizer):
         self._added_of_id = {t.id: t.content for t in self.added_tokens if not t.special}
         self._vocab_size = max([top, *self.special_tokens.values(), *self._added_of_id]) + 1
         self._decoder = None
-        self._special_of_id = {i: s for s, i in self.special_tokens.items()}
+        self._special_of_id = {}
+        for s, i in self.special_tokens.items():  # an id spelled two ways decodes to the first, as in tiktoken
+            self._special_of_id.setdefault(i, s)
         self._matchers = {}
         self._chunk_cache = _ChunkCache(self._encode_chunk)
         self._python_cache = _ChunkCache(self._encode_chunk_python)
@@ -294,7 +296,7 @@ class BPETokenizer(Tokenizer):
             table = [None] * (2 * n)
             for i, b in self.vocab.items():
                 table[i] = b
-            for s, i in self.special_tokens.items():
+            for i, s in self._special_of_id.items():
                 table[i] = s.encode("utf-8")
             for i, s in self._added_of_id.items():
                 table[i] = s.encode("utf-8")
@@ -310,9 +312,11 @@ class BPETokenizer(Tokenizer):
                                       unused=True) from None
 
     def iter_vocab(self) -> Iterator[tuple[int, bytes]]:
-        items = sorted([*self.vocab.items(), *((i, s.encode("utf-8")) for s, i in self.special_tokens.items()),
-                        *((i, s.encode("utf-8")) for i, s in self._added_of_id.items())])
-        return iter(items)
+        # one entry per id (tiktoken's o200k_harmony spells id 200018 two ways; the first spelling is
+        # the one tiktoken decodes to, as token_bytes does)
+        table = {**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
+                 **{i: s.encode("utf-8") for i, s in self._special_of_id.items()}, **self.vocab}
+        return iter(sorted(table.items()))
 
     def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
         """Add special tokens, e.g. {"<|endoftext|>": 100257}. Ids must not collide."""
@@ -328,13 +332,17 @@ class BPETokenizer(Tokenizer):
     def save(self, prefix) -> tuple:
         """Write the model next to `prefix`; the two paths. minbpe's prefix.model and prefix.vocab
         when the 256 bytes are ids 0-255 (models trained here), else tiktoken's prefix.tiktoken with
-        prefix.json (pattern and special tokens), the format OpenAI's vocabularies come in."""
+        prefix.json (pattern and special tokens, and, in tokenizer.json's spelling, the normalizer,
+        pre-tokenizer and added tokens of a model that has them), the format OpenAI's vocabularies
+        come in."""
         from pathlib import Path
 
         from .model_files import export_tiktoken, model_text, vocab_text
 
+        from .model_files import model_extras
+
         prefix = Path(prefix)
-        if self.byte_ids != list(range(256)):
+        if self.byte_ids != list(range(256)) or model_extras(self):  # minbpe's format holds neither
             return export_tiktoken(self, prefix)
         model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
         model.write_text(model_text(self), encoding="utf-8")
@@ -353,9 +361,17 @@ class BPETokenizer(Tokenizer):
             from tiktoken.load import load_tiktoken_bpe
 
             meta_file = path.with_suffix(".json")
+            from .model_files import read_extras
+
             meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
-            return cls.from_ranks(load_tiktoken_bpe(str(path)), pattern=meta.get("pattern") or None,
-                                  special_tokens=meta.get("special_tokens", {}), name=name)
+            ranks = load_tiktoken_bpe(str(path))
+            extras = read_extras(meta)
+            if not extras:
+                return cls.from_ranks(ranks, pattern=meta.get("pattern") or None,
+                                      special_tokens=meta.get("special_tokens", {}), name=name)
+            vocab = {r: b for b, r in ranks.items()}
+            return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, ranks), pattern=meta.get("pattern") or None,
+                                  special_tokens=meta.get("special_tokens", {}), name=name, **extras)
         return cls.loads(path.read_text(encoding="utf-8"), name=name)
 
     @classmethod

@@ -118,14 +118,49 @@ def tiktoken_ranks(tok) -> dict[bytes, int]:
 
 
 def tiktoken_text(tok) -> str:
-    return "".join(f"{base64.b64encode(b).decode()} {r}\n"
+    # an empty token (Whisper has one) is written "=" as in Whisper's own file: tiktoken reads it back
+    return "".join(f"{base64.b64encode(b).decode() or '='} {r}\n"
                    for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
 
 
 def tiktoken_meta(tok) -> str:
     """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
-    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
-                      indent=2, ensure_ascii=False)
+    meta = {"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens}
+    meta.update(model_extras(tok))
+    return json.dumps(meta, indent=2, ensure_ascii=False)
+
+
+def model_extras(tok) -> dict:
+    """What a model has beyond minbpe's three dicts and pattern, in tokenizer.json's spelling (for the
+    .json beside a .tiktoken): normalizer, pre-tokenizer, added tokens, no whole-chunk shortcut."""
+    out: dict = {}
+    if getattr(tok, "normalizer", None) is not None:
+        out["normalizer"] = tok.normalizer.spec()
+    if getattr(tok, "pre_tokenizer", None) is not None:
+        out["pre_tokenizer"] = tok.pre_tokenizer.spec()
+    if getattr(tok, "added_tokens", ()):
+        out["added_tokens"] = [{"id": t.id, "content": t.content, "special": t.special, "lstrip": t.lstrip,
+                                "rstrip": t.rstrip, "single_word": t.single_word, "normalized": t.normalized}
+                               for t in tok.added_tokens]
+    if not getattr(tok, "whole_chunk_shortcut", True):
+        out["whole_chunk_shortcut"] = False
+    return out
+
+
+def read_extras(meta: dict) -> dict:
+    """model_extras read back: keyword arguments for BPETokenizer.from_model."""
+    from .hf_json import _added, read_normalizer, read_pre_tokenizer, LIMITS
+
+    out: dict = {}
+    if meta.get("normalizer"):
+        out["normalizer"] = read_normalizer(meta["normalizer"])
+    if meta.get("pre_tokenizer"):
+        out["pre_tokenizer"] = read_pre_tokenizer(meta["pre_tokenizer"])
+    if meta.get("added_tokens"):
+        out["added_tokens"] = tuple(_added(meta["added_tokens"], LIMITS))
+    if meta.get("whole_chunk_shortcut") is False:
+        out["whole_chunk_shortcut"] = False
+    return out
 
 
 def export_tiktoken(tok, prefix: str | Path) -> tuple[Path, Path]:

@@ -79,6 +79,10 @@ class Normalizer:
     def describe(self) -> str:
         return self.kind
 
+    def spec(self) -> dict:
+        """This normalizer as tokenizer.json writes it (hf_json.read_normalizer reads it back)."""
+        return {"type": self.kind}
+
 
 @dataclass(frozen=True)
 class UnicodeForm(Normalizer):
@@ -146,6 +150,10 @@ class BertNormalizer(Normalizer):
     lowercase: bool = True
     kind = "BertNormalizer"
 
+    def spec(self) -> dict:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text, "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
     def _char(self, ch: str) -> str:
         if self.clean_text:
             cp = ord(ch)
@@ -181,6 +189,9 @@ class Replace(Normalizer):
     content: str
     kind = "Replace"
 
+    def spec(self) -> dict:
+        return {"type": "Replace", "pattern": {"Regex": self.pattern}, "content": self.content}
+
     def _re(self):
         return regex.compile(self.pattern)
 
@@ -206,6 +217,9 @@ class Prepend(Normalizer):
     prepend: str
     kind = "Prepend"
 
+    def spec(self) -> dict:
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize(self, text: str) -> str:
         return self.prepend + text if text else text
 
@@ -221,6 +235,9 @@ class Strip(Normalizer):
     left: bool = True
     right: bool = True
     kind = "Strip"
+
+    def spec(self) -> dict:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
 
     def _cut(self, text: str) -> tuple[int, int]:
         a, b = 0, len(text)
@@ -256,6 +273,9 @@ class Sequence(Normalizer):
 
     def describe(self) -> str:
         return " → ".join(n.describe() for n in self.normalizers) or "none"
+
+    def spec(self) -> dict:
+        return {"type": "Sequence", "normalizers": [n.spec() for n in self.normalizers]}
 
 
 def from_name(name: str | None) -> Normalizer | None:

@@ -161,6 +161,10 @@ class PreTokenizer:
     def describe(self) -> str:
         return self.kind
 
+    def spec(self) -> dict:
+        """This pre-tokenizer as tokenizer.json writes it (hf_json.read_pre_tokenizer reads it back)."""
+        return {"type": self.kind}
+
 
 @dataclass(frozen=True)
 class Split(PreTokenizer):
@@ -192,6 +196,9 @@ class Split(PreTokenizer):
 
     def describe(self) -> str:
         return f"Split({self.behaviour}{', inverted' if self.invert else ''})"
+
+    def spec(self) -> dict:
+        return {"type": "Split", "pattern": {"Regex": self.pattern}, "behavior": self.behaviour, "invert": self.invert}
 
     def __getstate__(self):
         return {"pattern": self.pattern, "behaviour": self.behaviour, "invert": self.invert, "timeout": self.timeout}
@@ -226,6 +233,9 @@ class ByteLevel(PreTokenizer):
     def describe(self) -> str:
         return f"ByteLevel({'GPT-2 regex' if self.use_regex else 'no regex'}{', prefix space' if self.add_prefix_space else ''})"
 
+    def spec(self) -> dict:
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space, "use_regex": self.use_regex}
+
 
 _GPT2 = None
 
@@ -242,6 +252,9 @@ class Digits(PreTokenizer):
     individual_digits: bool = False
     kind = "Digits"
 
+    def spec(self) -> dict:
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
     def piece(self, p: Piece) -> list[Piece]:
         return split_piece(p, _char_finder(lambda c: unicodedata.category(c)[0] == "N"),
                            "Isolated" if self.individual_digits else "Contiguous")
@@ -257,6 +270,10 @@ class Metaspace(PreTokenizer):
     split_on_replacement: bool = True
     kind = "Metaspace"
     identity = False
+
+    def spec(self) -> dict:
+        return {"type": "Metaspace", "replacement": self.replacement, "prepend_scheme": self.prepend_scheme,
+                "split": self.split_on_replacement}
 
     def piece(self, p: Piece) -> list[Piece]:
         p = Piece(p.text.replace(" ", self.replacement), p.offs, p.first)
@@ -314,6 +331,9 @@ class Punctuation(PreTokenizer):
     behaviour: str = "Isolated"
     kind = "Punctuation"
 
+    def spec(self) -> dict:
+        return {"type": "Punctuation", "behavior": self.behaviour}
+
     @property
     def identity(self) -> bool:
         return self.behaviour != "Removed"
@@ -326,6 +346,9 @@ class Punctuation(PreTokenizer):
 class CharDelimiterSplit(PreTokenizer):
     delimiter: str = " "
     kind = "CharDelimiterSplit"
+
+    def spec(self) -> dict:
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
     identity = False
 
     def piece(self, p: Piece) -> list[Piece]:
@@ -349,6 +372,9 @@ class Sequence(PreTokenizer):
 
     def describe(self) -> str:
         return " → ".join(s.describe() for s in self.steps)
+
+    def spec(self) -> dict:
+        return {"type": "Sequence", "pretokenizers": [s.spec() for s in self.steps]}
 
 
 class RegexSplit(PreTokenizer):
