@@ -149,7 +149,7 @@ def model_extras(tok) -> dict:
 
 def read_extras(meta: dict) -> dict:
     """model_extras read back: keyword arguments for BPETokenizer.from_model."""
-    from .hf_json import _added, read_normalizer, read_pre_tokenizer, LIMITS
+    from .hf_components import LIMITS, _added, read_normalizer, read_pre_tokenizer
 
     out: dict = {}
     if meta.get("normalizer"):
