@@ -56,7 +56,7 @@ if mode == "Chat":
     from app_pages.compare_chat import chat_mode
 
     st.query_params.from_dict({"mode": "chat"})
-    chat_mode(f"{K}chat_", show_ws=bool(st.session_state.get(f"{K}ws")))
+    chat_mode(f"{K}chat_")
     st.stop()
 if st.session_state.get(f"{K}unknown"):
     st.warning("The link names tokenizers that do not exist here: "

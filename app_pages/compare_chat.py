@@ -70,7 +70,7 @@ def _editor(k: str) -> list[Message]:
     return messages
 
 
-def chat_mode(k: str, *, show_ws: bool = False) -> None:
+def chat_mode(k: str) -> None:
     """The whole chat view under Compare's mode switch; `k` is the widget-key prefix."""
     st.caption("Each tokenizer renders the conversation in its own chat format: the special tokens and headers "
                "of the template (dark) cost tokens too. Counts: every token of the formatted text; the "
@@ -80,10 +80,13 @@ def chat_mode(k: str, *, show_ws: bool = False) -> None:
     st.session_state.setdefault(f"{k}tokenizers", [n for n in DEFAULT_TOKENIZERS if n in with_chat])
     names = st.multiselect("Tokenizers (each with its own chat format)", with_chat, format_func=title_of,
                            key=f"{k}tokenizers")
-    prompt = st.toggle("End with the assistant's header (prompt a reply)", value=True, key=f"{k}prompt",
+    c1, c2 = st.columns(2)
+    prompt = c1.toggle("End with the assistant's header (prompt a reply)", value=True, key=f"{k}prompt",
                        help="Off: the text ends after the last message, as stored for training.")
+    show_ws = c2.toggle("Show whitespace", value=True, key=f"{k}ws", help="space ·  tab →  newline ↵")
     others = [title_of(n) for n in all_tokenizer_names() if n not in FORMAT_OF]
-    st.caption("No published chat format (not offered here): " + escape_markdown(", ".join(others)) + ".")
+    st.caption("No chat format here for: " + escape_markdown(", ".join(others)) + " (base vocabularies, or a "
+               "format no package here lets us check).")
     if not messages:
         st.info("Add a turn to see how each format renders it.")
         return

@@ -156,7 +156,14 @@ class PreTokenizer:
 
     def split(self, text: str, *, first: bool = True) -> list[str]:
         """The chunks of `text`, as strings (no offsets kept)."""
+        if first and self.fast_path:
+            return self.split_texts([text])
         return [p.text for p in self.pre_tokenize([Piece(text, None, first)]) if p.text]
+
+    fast_path = False  # split_texts gives the same chunks as pre_tokenize, on plain strings
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        return [p.text for t in texts for p in self.piece(Piece(t, None, False)) if p.text]
 
     def describe(self) -> str:
         return self.kind
@@ -194,6 +201,18 @@ class Split(PreTokenizer):
     def piece(self, p: Piece) -> list[Piece]:
         return split_piece(p, _regex_finder(self.compiled()), self.behaviour, self.invert)
 
+    @property
+    def fast_path(self) -> bool:
+        return self.behaviour == "Isolated" and not self.invert
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        if not self.fast_path:
+            return super().split_texts(texts)
+        from .patterns import split_text
+
+        c = self.compiled()
+        return [chunk for t in texts for chunk in split_text(t, c) if chunk]
+
     def describe(self) -> str:
         return f"Split({self.behaviour}{', inverted' if self.invert else ''})"
 
@@ -220,6 +239,19 @@ class ByteLevel(PreTokenizer):
     @property
     def identity(self) -> bool:
         return not self.add_prefix_space
+
+    @property
+    def fast_path(self) -> bool:
+        return not self.add_prefix_space
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        if self.add_prefix_space:
+            return super().split_texts(texts)
+        if not self.use_regex:
+            return [t for t in texts if t]
+        from .patterns import split_text
+
+        return [chunk for t in texts for chunk in split_text(t, _gpt2()) if chunk]
 
     def piece(self, p: Piece) -> list[Piece]:
         if not p.text:
@@ -369,6 +401,15 @@ class Sequence(PreTokenizer):
         for s in self.steps:
             pieces = s.pre_tokenize(pieces)
         return pieces
+
+    @property
+    def fast_path(self) -> bool:
+        return all(s.fast_path for s in self.steps)
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        for s in self.steps:
+            texts = s.split_texts(texts)
+        return texts
 
     def describe(self) -> str:
         return " → ".join(s.describe() for s in self.steps)

@@ -38,9 +38,11 @@ def open_upload_panel(page):
 
 def load_file(page, path: Path):
     page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(path))
-    page.get_by_role("button", name="Load").wait_for(timeout=30_000)
-    page.wait_for_timeout(800)
-    page.get_by_role("button", name="Load").click()
+    button = page.get_by_role("button", name="Load", exact=True)
+    page.wait_for_function("[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Load' "
+                           "&& !b.disabled)", timeout=30_000)
+    page.wait_for_timeout(500)
+    button.click()
 
 
 @pytest.mark.parametrize("fmt", list(GOOD))
