@@ -233,3 +233,14 @@ def test_chat_link_opens_chat_mode():
     at.run()
     assert not at.exception
     assert at.radio(key=f"{K}mode").value == "Chat"
+
+
+def test_apptest_oversized_file_and_bad_regex():
+    at = app()
+    before = at.multiselect(key=f"{K}tokenizers").value
+    upload(at, "huge.json", b" " * 21_000_001)
+    assert any("MB" in e.value and "accepted" in e.value for e in at.error)
+    filename, make = GOOD["tiktoken"]
+    upload(at, filename, make(), pattern="Paste a regex…", regex="(unclosed [")
+    assert any("does not compile" in e.value for e in at.error)
+    assert at.multiselect(key=f"{K}tokenizers").value == before
