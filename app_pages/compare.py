@@ -50,7 +50,7 @@ def load_example():
 
 
 st.title("Compare tokenizers")
-mode = st.radio("Input", ["Text", "Chat"], horizontal=True, key=f"{K}mode",
+mode = st.radio("Input", ["Paste", "Chat"], horizontal=True, key=f"{K}mode",
                 help="Chat: a conversation, rendered by each tokenizer's own chat format (app_pages/compare_chat.py).")
 if mode == "Chat":
     from app_pages.compare_chat import chat_mode
