@@ -25,8 +25,6 @@ from __future__ import annotations
 import base64
 import json
 
-from .base import VocabularyMissingError
-
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                   r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 LLAMA3_NAMED_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
@@ -131,9 +129,3 @@ def mistral_tekken() -> dict:
 
 LOADERS = {"llama3": llama3, "qwen": qwen, "whisper": whisper, "mistral_tekken": mistral_tekken}
 
-
-def params(name: str) -> dict:
-    try:
-        return LOADERS[name]()
-    except VocabularyMissingError:
-        raise
