@@ -180,6 +180,9 @@ class WordLevelTokenizer(Tokenizer):
     def _train_words(self, words: Counter, known: Callable[[str], bool]) -> list[tuple[list[int], int]]:
         raise NotImplementedError
 
+    def _nothing_to_train(self) -> str:
+        return "Nothing is left to train on."
+
     def base_counts(self, words: Counter) -> Counter:
         """How often each base symbol occurs in the words (the alphabet to keep or cut)."""
         raise NotImplementedError
@@ -213,6 +216,8 @@ class WordLevelTokenizer(Tokenizer):
                 f"out and become {self.unk_token}. Choose a vocab size of at least {reserved + len(counts):,} "
                 "to keep them all.")
         seqs = self._train_words(words, lambda s: s in self.ids)
+        if not seqs:
+            raise TrainingError(self._nothing_to_train())
         learn = pair_merges.learn if trainer == "fast" else pair_merges.learn_reference
         self.history = learn(seqs, self, vocab_size - len(self.symbols), self.rule, progress)
         for step in self.history:
@@ -222,8 +227,9 @@ class WordLevelTokenizer(Tokenizer):
         self.word_counts = words
         self._cache = {}
         if len(self.symbols) < vocab_size:
-            self.notes.append(f"Stopped at {len(self.symbols):,} tokens: every word of the corpus is a single "
-                              "token already, so no pair is left to merge.")
+            self.notes.append(f"Stopped at {len(self.symbols):,} tokens, short of {vocab_size:,}: every word of the "
+                              "corpus is a single token already, so no pair is left to merge. Use more (or more "
+                              "varied) text for a bigger vocabulary.")
         return self
 
     def truncated(self, steps: int) -> "WordLevelTokenizer":

@@ -89,6 +89,12 @@ class WordPieceTokenizer(WordLevelTokenizer):
                               "[UNK] and were not trained on.")
         return out
 
+    def _nothing_to_train(self) -> str:
+        return (f"Every word of the text is longer than {MAX_WORD_CHARS} characters: it has no whitespace or "
+                "punctuation to cut it into words. WordPiece, as BERT uses it, turns such a word into [UNK] "
+                "(max_input_chars_per_word), so there is nothing to learn from. Give it text with spaces; "
+                "unigram and byte-level BPE do not need them.")
+
     def _max_len(self) -> int:
         n = getattr(self, "_longest", None)
         if n is None or n[0] != len(self.symbols):
