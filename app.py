@@ -8,6 +8,7 @@ pg = st.navigation([
     st.Page("app_pages/compare.py", title="Compare", icon="🔍", default=True),
     st.Page("app_pages/bpe_lab.py", title="BPE Lab", icon="🧪", url_path="bpe-lab"),
     st.Page("app_pages/inside.py", title="Inside a token", icon="🔬", url_path="inside"),
+    st.Page("app_pages/algorithms.py", title="Algorithms", icon="⚖️", url_path="algorithms"),
 ])
 
 with st.sidebar:

@@ -102,3 +102,31 @@ def length_histogram(lengths: Iterable[int]) -> go.Figure:
     fig.update_xaxes(title_text="token length in bytes (merged tokens)")
     fig.update_yaxes(title_text="tokens")
     return fig
+
+
+# one fixed color per algorithm of the Algorithms page, so every chart and legend agrees
+ALGORITHM_COLORS = {"char": "#6b7280", "word_bpe": "#2563eb", "wordpiece": "#d97706", "unigram": "#7c3aed",
+                    "byte_bpe": "#059669"}
+
+
+def length_curve_figure(curves: dict[str, list[tuple[int, int]]], titles: dict[str, str], *,
+                        held_out_chars: int, ticks: list[int] = ()) -> go.Figure:
+    """Held-out sequence length against vocab size, one line per algorithm. `curves` maps an
+    algorithm's name to [(vocab size, tokens)]; `ticks` are the vocab sizes to label."""
+    fig = go.Figure()
+    for name, points in curves.items():
+        if not points:
+            continue
+        xs, ys = zip(*points)
+        fig.add_trace(go.Scatter(x=xs, y=ys, name=titles.get(name, name), mode="lines+markers",
+                                 line=dict(color=ALGORITHM_COLORS.get(name, "#111827"), width=2),
+                                 hovertemplate="%{x:,} tokens in the vocabulary<br>%{y:,} tokens for the held-out text"
+                                               "<extra>%{fullData.name}</extra>"))
+    fig.add_hline(y=held_out_chars, line=dict(color="#9ca3af", dash="dot"),
+                  annotation_text="one token per character", annotation_position="top left")
+    fig.update_layout(height=420, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.1),
+                      hovermode="closest", plot_bgcolor="white")
+    fig.update_xaxes(title_text="vocabulary size (log scale)", type="log", gridcolor="#e5e7eb",
+                     **(dict(tickvals=list(ticks), ticktext=[f"{t:,}" for t in ticks]) if ticks else {}))
+    fig.update_yaxes(title_text="tokens for the held-out text", rangemode="tozero", gridcolor="#e5e7eb")
+    return fig
