@@ -265,6 +265,8 @@ def test_held_out_split_cuts_between_words():
     train_part, held = held_out_split(text, 0.2)
     assert train_part + " " + held == text and held == "nine ten"
     assert held_out_split("short", 0.1) == ("short", "")
+    long_word = "x" * 100 + " " + "y" * 100
+    assert held_out_split(long_word, 0.1) == ("x" * 100 + " " + "y" * 80, "y" * 20)  # no space near the end
 
 
 def test_curve_sizes():

@@ -152,19 +152,19 @@ def _train_unigram(text: str, vocab_size: int, report: Progress, timeout: float)
 
 # -- comparing them on held-out text -------------------------------------------------------------------
 def held_out_split(text: str, fraction: float = 0.1, *, max_chars: int = 50_000) -> tuple[str, str]:
-    """(training part, held-out part): the last `fraction` of the text (at most `max_chars`), cut
-    at a line break or a space so that no word is split. The held-out part is empty when the text
-    is too short to spare any."""
+    """(training part, held-out part): the last `fraction` of the text (at most `max_chars`), cut at
+    a line break or else a space near there so that no word is split (in the middle of a word only
+    when there is none within twice that length). The held-out part is empty when the text is too
+    short to spare any."""
     n = min(int(len(text) * fraction), max_chars)
     if n < 1:
         return text, ""
     at = len(text) - n
-    cut = text.rfind("\n", 0, at + 1)
-    if cut < len(text) - 2 * n:
-        cut = text.rfind(" ", 0, at + 1)
-    if cut <= 0:
-        return text, ""
-    return text[:cut], text[cut + 1:]
+    for sep in ("\n", " "):
+        cut = text.rfind(sep, 0, at + 1)
+        if cut > 0 and cut >= len(text) - 2 * n:
+            return text[:cut], text[cut + 1:]
+    return text[:at], text[at:]
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,10 @@ class Usage:
         return self.unknown_chars / self.chars if self.chars else 0.0
 
 
-def usage(tok: Tokenizer, text: str) -> Usage:
-    toks = tok.tokenize(text, disallowed_special=())
+def usage(tok: Tokenizer, text: str, toks=None) -> Usage:
+    """Token and unknown counts of `text` (pass `toks`, its TokenList, when it is tokenized already)."""
+    if toks is None:
+        toks = tok.tokenize(text, disallowed_special=())
     text = toks.text
     unk = getattr(tok, "unk_id", None)
     unknown = unknown_chars = 0

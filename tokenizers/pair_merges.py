@@ -187,7 +187,13 @@ def learn(words: Sequence[tuple[Sequence[int], int]], table: SymbolTable, new_to
         for p in counts:
             holding.setdefault(p[0], set()).add(p)
             holding.setdefault(p[1], set()).add(p)
-    spelling = table.spelling
+    spelled: dict[int, str] = {}
+
+    def spelling(sym: int) -> str:  # a symbol's spelling never changes: look each up once
+        s = spelled.get(sym)
+        if s is None:
+            s = spelled[sym] = table.spelling(sym)
+        return s
 
     def rule_key(p: tuple[int, int]) -> tuple:
         c = counts[p]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from .bpe import apply_merges
 from .word_level import MAX_TRAIN_WORD, UNK, Symbol, WordLevelTokenizer
@@ -53,7 +53,7 @@ class WordBPETokenizer(WordLevelTokenizer):
                 counts[(c, False)] += k * n
         return counts
 
-    def _train_words(self, words: Counter, known: Callable[[Symbol], bool]) -> list[tuple[list[int], int]]:
+    def _train_words(self, words: Counter) -> list[tuple[list[int], int]]:
         """Each word as base-symbol ids + </w>, cut at unknown characters (nothing merges across them)
         and into pieces of at most MAX_TRAIN_WORD symbols (a long word trains in bounded time)."""
         out: list[tuple[list[int], int]] = []

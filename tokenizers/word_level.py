@@ -13,7 +13,6 @@ to the first token), so that spans still tile the text. A text of only whitespac
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import AbstractSet
@@ -177,7 +176,8 @@ class WordLevelTokenizer(Tokenizer):
         return [], [], []  # only whitespace: the models discard it, so there is no token
 
     # -- training ----------------------------------------------------------------------------------
-    def _train_words(self, words: Counter, known: Callable[[str], bool]) -> list[tuple[list[int], int]]:
+    def _train_words(self, words: Counter) -> list[tuple[list[int], int]]:
+        """The words as sequences of base-symbol ids, with their counts: what the trainer merges."""
         raise NotImplementedError
 
     def _nothing_to_train(self) -> str:
@@ -215,7 +215,7 @@ class WordLevelTokenizer(Tokenizer):
                 f"{len(dropped):,} rarest ({lost:,} occurrences, {lost / sum(counts.values()):.2%}) were left "
                 f"out and become {self.unk_token}. Choose a vocab size of at least {reserved + len(counts):,} "
                 "to keep them all.")
-        seqs = self._train_words(words, lambda s: s in self.ids)
+        seqs = self._train_words(words)
         if not seqs:
             raise TrainingError(self._nothing_to_train())
         learn = pair_merges.learn if trainer == "fast" else pair_merges.learn_reference
@@ -224,7 +224,6 @@ class WordLevelTokenizer(Tokenizer):
             self.merges.setdefault(step.pair, (step.rank, step.new_id))
             if step.new_token:
                 self._parents[step.new_id] = step.pair
-        self.word_counts = words
         self._cache = {}
         if len(self.symbols) < vocab_size:
             self.notes.append(f"Stopped at {len(self.symbols):,} tokens, short of {vocab_size:,}: every word of the "

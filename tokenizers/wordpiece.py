@@ -24,7 +24,7 @@ its whole word.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import regex
 
@@ -65,7 +65,7 @@ class WordPieceTokenizer(WordLevelTokenizer):
                     counts[(c, True)] += k * n
         return counts
 
-    def _train_words(self, words: Counter, known: Callable[[Symbol], bool]) -> list[tuple[list[int], int]]:
+    def _train_words(self, words: Counter) -> list[tuple[list[int], int]]:
         """Each word as its base symbols. Words that would encode to [UNK] anyway (over 100 characters,
         or holding a symbol left out of the alphabet) are not trained on; the notes say how many."""
         out: list[tuple[list[int], int]] = []
