@@ -136,8 +136,10 @@ st.success(f"Trained on {result['train_chars']:,} characters with a target of {r
 for name in NAMES:
     if name in errors:
         st.error(f"**{title(name)}** could not train: {escape_markdown(errors[name])}")
-    for note in getattr(models.get(name), "notes", []):
-        st.warning(f"**{title(name)}**: {escape_markdown(note)}")
+notes = [f"- **{title(name)}**: {escape_markdown(note)}" for name in NAMES
+         for note in getattr(models.get(name), "notes", [])]
+if notes:
+    st.warning("\n".join(notes))
 
 if not models:
     st.stop()

@@ -216,3 +216,27 @@ def test_sentencepiece_spans_are_unchanged():
     assert [word_markers(t) for t in toks] == [None] * len(toks)
     html = render_spans("hello world", toks)
     assert html.count('<span class="tl-sp">▁</span>') == 2 and "tl-wm" not in html.split("</style>", 1)[1]
+
+
+def test_trained_models_work_on_inside_a_token():
+    own = train_on(page(), SENNRICH, 20).session_state["user_tokenizers"]
+    assert sorted(own) == ["alg_char", "alg_unigram", "alg_word_bpe", "alg_wordpiece"]  # byte-level: no, at 20
+
+    def inside(**state) -> AppTest:
+        # a fresh app per look: AppTest cannot change a selectbox that has a format_func and then
+        # another widget, so the visit's models and the Inside page's state are set before it runs
+        at = AppTest.from_file("../app.py", default_timeout=120)
+        at.session_state["user_tokenizers"] = own
+        for k, v in state.items():
+            at.session_state[f"inside_{k}"] = v
+        at.run()
+        at.switch_page("app_pages/inside.py").run()
+        assert not at.exception
+        assert [t.value for t in at.title] == ["Inside a token"]
+        return at
+
+    for name in own:
+        inside(tok=name)
+    at = inside(tok="alg_word_bpe", by_id=True, id="19")  # id 19: newest</w>, the last of the 8 merges
+    assert any("**Token 19**" in m.value for m in at.markdown)
+    assert len(at.get("plotly_chart")) >= 1  # its merge tree

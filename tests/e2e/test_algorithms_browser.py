@@ -52,3 +52,27 @@ def test_train_all_five_and_look(page, app_url):
     page.wait_for_timeout(2500)
     screenshot(page, "algorithms-vocabulary")
     assert not page.errors
+
+
+def test_uploads_are_checked_and_named_literally(page, app_url, tmp_path):
+    page.goto(f"{app_url}/algorithms")
+    wait_for_app(page)
+    page.get_by_text("Upload a file").click()
+    page.wait_for_timeout(800)
+    blob = tmp_path / "image.txt"
+    blob.write_bytes(b"\x00\x01\x02" * 5000)
+    page.locator("input[type=file]").first.set_input_files(str(blob))
+    page.get_by_text("looks like a binary file").wait_for(timeout=30_000)
+    named = tmp_path / "notes [click](https:example) **bold**.txt"
+    named.write_bytes("caf\xe9 na\xefve r\xe9sum\xe9 low lower newest widest ".encode("latin-1") * 100)
+    page.locator("input[type=file]").first.set_input_files(str(named))
+    page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
+    # the file name is shown as text: no link, no bold
+    page.get_by_text("notes [click](https:example) **bold**.txt").wait_for(timeout=10_000)
+    assert page.locator("a[href*='example']").count() == 0
+    page.get_by_role("button", name="Train all five").click()
+    page.get_by_text("algorithms. Each one is now on the Compare page").wait_for(timeout=120_000)
+    page.locator(".tl-spans").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(2000)
+    screenshot(page, "algorithms-upload")
+    assert not page.errors
