@@ -149,15 +149,16 @@ summary = []
 for name in NAMES:
     tok = models.get(name)
     if tok is None:
-        summary.append({"algorithm": title(name), "vocab size": None, "training steps": None, "seconds": None,
+        summary.append({"algorithm": title(name), "vocab size": None, "training steps": "—", "seconds": None,
                         "held-out tokens": None, "unknown on held-out": None})
         continue
     final = result["curves"][name][-1].usage
     summary.append({"algorithm": title(name), "vocab size": tok.vocab_size,
-                    "training steps": len(getattr(tok, "history", [])) or None,
+                    "training steps": (f"{len(tok.history):,}" if hasattr(tok, "history")
+                                       else "none: EM prunes candidates"),
                     "seconds": round(result["seconds"][name], 3), "held-out tokens": final.tokens,
                     "unknown on held-out": final.unknown})
-st.dataframe(pd.DataFrame(summary).astype({"vocab size": "Int64", "training steps": "Int64",
+st.dataframe(pd.DataFrame(summary).astype({"vocab size": "Int64",
                                            "held-out tokens": "Int64", "unknown on held-out": "Int64"}),
              hide_index=True, key=f"{K}summary")
 
