@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import AbstractSet
 
 from .base import Tokenizer
@@ -234,6 +235,34 @@ class SentencePieceTokenizer(Tokenizer):
             raise ValueError("nbest_size must be -1 (the whole lattice) or more than 1.")
         return list(self.sp.Encode(text, enable_sampling=True, alpha=float(alpha),
                                    nbest_size=int(nbest_size) if self.model_type == "unigram" else -1))
+
+    def sample_counts(self, text: str, n: int, *, alpha: float, nbest_size: int = -1) -> list[tuple[list[int], int]]:
+        """`n` sampled segmentations of the text, as (ids, how many times it was drawn), most frequent first."""
+        counts = Counter(tuple(self.sample(text, alpha=alpha, nbest_size=nbest_size)) for _ in range(int(n)))
+        return [(list(ids), c) for ids, c in counts.most_common()]
+
+    def piece_kind(self, token_id: int) -> str:
+        """Where a piece sits in the vocabulary's layout: "control" (unk, bos, eos, pad and control
+        symbols), "byte", "user-defined", "unused", "character" (a single character) or "learned"."""
+        t = self.piece_type(token_id)
+        if t in ("unknown", "control"):
+            return "control"
+        if t in ("byte", "unused"):
+            return t
+        if t == "user_defined":
+            return "user-defined"
+        return "character" if len(self._pieces[token_id]) == 1 else "learned"
+
+    def layout(self) -> list[tuple[str, int, int]]:
+        """The vocabulary in id order as runs of one kind: [(kind, first id, last id), ...]."""
+        runs: list[tuple[str, int, int]] = []
+        for i in range(self.vocab_size):
+            kind = self.piece_kind(i)
+            if runs and runs[-1][0] == kind and runs[-1][2] == i - 1:
+                runs[-1] = (kind, runs[-1][1], i)
+            else:
+                runs.append((kind, i, i))
+        return runs
 
     def vocab_text(self) -> str:
         """The .vocab file SentencePiece writes beside a model: one "piece<TAB>score" line per id."""
