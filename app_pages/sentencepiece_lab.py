@@ -1,7 +1,6 @@
 """SentencePiece Lab: train BPE and unigram models with SentencePiece's own settings, and watch them
 segment: the vocabulary's layout, byte fallback, merge trees, the unigram lattice, sampling."""
 
-import html
 import json
 
 import pandas as pd
@@ -33,6 +32,11 @@ DEFAULT_TEXT = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on t
 PROBE_TEXT = "hello 안녕하세요 👋🏽 naïve café 1234567"
 KIND_OF_OPTION = {bool: "bool", int: "int", float: "float", str: "str"}
 LAB_NAME, UPLOAD_NAME = "sp_lab", "sp_upload"
+PRESET_NOTES = {
+    "Llama 2": "Exactly Meta's published settings for Llama 2's tokenizer (only vocab_size and the text differ).",
+    "Library defaults": "SentencePiece's own default for every option: a unigram model, NFKC-based normalization.",
+    "T5-style unigram": "T5's vocabulary layout (pad 0, eos 1, unk 2, no bos) on a unigram model with nmt_nfkc.",
+}
 
 
 def opt_key(name: str) -> str:
@@ -235,10 +239,10 @@ def merge_tree_tab(tok, report, trained) -> None:
         typed = st.text_input("…or type a piece or an id", key=f"{K}tree_typed", placeholder="▁the, 300")
         target = pick
         if typed.strip():
-            t = typed.strip()
+            t = typed.strip() if typed.strip().isdigit() else typed  # a leading space is the ▁ of a piece
             target = int(t) if t.isdigit() and int(t) < tok.vocab_size else tok.piece_id(t.replace(" ", "\u2581"))
             if target is None:
-                st.error(f"No piece {md_code(t)} in this model.")
+                st.error(f"No piece {md_code(t.replace(' ', chr(0x2581)))} in this model (a space stands for ▁).")
         if target is not None:
             if tok.merge_parents(target) is None:
                 st.info("A base piece: a single character, a byte or a control piece, where every merge tree ends.")
@@ -309,7 +313,7 @@ def sampling_tab(tok, report, trained) -> None:
                         if model.model_type == "unigram" else f"BPE-dropout, each merge dropped with p = {alpha}")
                 counts = model.sample_counts(stext, n, alpha=alpha, nbest_size=int(nbest_size))
                 rows = sample_rows(model, counts, model.encode(stext, disallowed_special=()))
-                st.markdown(f"**{html.escape(what)}** — {len(rows):,} distinct segmentation(s) in {n:,} samples")
+                st.markdown(f"**{what}** — {len(rows):,} distinct segmentation(s) in {n:,} samples")
                 st.plotly_chart(sample_figure(rows, ""), key=f"{K}sample_fig_{model.model_type}")
                 st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}sample_rows_{model.model_type}")
         st.caption("Red: the segmentation encode gives without sampling. Training a model on sampled segmentations "
@@ -398,8 +402,8 @@ preset = PRESETS[st.session_state[f"{K}preset"]]
 differs = [n for n in OPTIONS if n != "vocab_size" and st.session_state[opt_key(n)] != preset.get(n, OPTIONS[n].default)]
 if differs:
     c1.caption(f"Preset **{st.session_state[f'{K}preset']}** with changes: {', '.join(differs)}.")
-elif st.session_state[f"{K}preset"] == "Llama 2":
-    c1.caption("Exactly Meta's published settings for Llama 2's tokenizer (only vocab_size and the text differ).")
+else:
+    c1.caption(PRESET_NOTES[st.session_state[f"{K}preset"]])
 
 with st.expander("All options, with what each does and SentencePiece's default", expanded=False):
     rest = [n for n in OPTIONS if n not in ("model_type", "vocab_size")]

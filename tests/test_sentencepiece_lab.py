@@ -414,6 +414,53 @@ def test_uploaded_text_corpus():
     assert "looks like a binary file" in errors(at)
 
 
+def test_char_model_tabs_say_what_applies():
+    at = sp_app()
+    at.selectbox(key=f"{K}preset").set_value("Library defaults").run()
+    at = train(at, SMALL * 10, model_type="char", vocab_size=40)
+    assert not errors(at) and model(at).model_type == "char"
+    for name, says in [("Merge tree", "not built by merging pairs"), ("Lattice", "The lattice belongs to unigram models"),
+                       ("Sampling", "Sampling needs a unigram or BPE model")]:
+        tab(at, name)
+        assert any(says in i.value for i in at.info), name
+    tab(at, "Vocabulary")
+    tab(at, "Encode")
+    tab(at, "Byte fallback")
+
+
+def test_picking_a_piece_and_a_sampling_text(trained_bpe):
+    at = trained_bpe
+    tok = model(at)
+    tab(at, "Merge tree")
+    at.text_input(key=f"{K}tree_typed").set_value(" the").run()  # a space stands for ▁
+    fig = at.get("plotly_chart")[0]
+    import json
+
+    assert tok.merge_parents(tok.piece_id("▁the"))
+    assert json.loads(fig.proto.spec)["data"][1]["text"][0].startswith("▁the<br>")  # the root of the tree
+    at.text_input(key=f"{K}tree_typed").set_value("").run()
+    tab(at, "Sampling")
+    at.text_input(key=f"{K}stext").set_value("hello world").run()
+    rows = at.dataframe[0].value
+    assert all(r.replace("|", "") == "▁hello▁world" for r in rows["segmentation"])
+
+
+def test_vocabulary_strings_reach_plotly_escaped():
+    """A piece is text, never markup: an uploaded model's "<b>" or "<a href=…>" must not style or link."""
+    from tokenizers.sentencepiece_lattice import build_lattice
+    from tokenizers.sentencepiece_train import train as sp_train
+    from ui.figures import lattice_figure, tree_figure
+
+    tok = sp_train(SMALL * 20, model_type="unigram", vocab_size=40, user_defined_symbols="<b>,<a href=x>")
+    fig = lattice_figure(build_lattice(tok, "x<b>y<a href=x>"))
+    texts = " ".join(t for trace in fig.data for t in (trace.text or ()))
+    assert "&lt;b&gt;" in texts and "<b>" not in texts.replace("<br>", "") and "<a href" not in texts
+    bpe = sp_train(SMALL * 20 + "<<<< >>>>\n" * 20, model_type="bpe", vocab_size=80)
+    piece = next(i for i in range(bpe.vocab_size) if "<<" in bpe.piece_of(i))
+    labels = " ".join(t for trace in tree_figure(bpe, piece).data for t in (trace.text or ()))
+    assert "&lt;&lt;" in labels and "<<" not in labels
+
+
 # -- the rest of the app -------------------------------------------------------------------------------
 def test_trained_model_joins_compare(trained_bpe):
     at = trained_bpe

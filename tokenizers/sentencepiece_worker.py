@@ -18,6 +18,19 @@ import sys
 import time
 
 
+def peak_memory_kb() -> int:
+    """This process's peak resident memory. VmHWM belongs to the program now running; ru_maxrss would
+    also count the parent's memory at the fork, which Linux carries across exec."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def main(job_dir: str) -> int:
     with open(os.path.join(job_dir, "job.json"), encoding="utf-8") as f:
         job = json.load(f)
@@ -31,7 +44,7 @@ def main(job_dir: str) -> int:
         spm.SentencePieceTrainer.train(input=os.path.join(job_dir, "corpus.txt"),
                                        model_prefix=os.path.join(job_dir, "model"), **job["options"])
         seconds = time.perf_counter() - start
-        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak_kb = peak_memory_kb()
         with open(os.path.join(job_dir, "done.json"), "w", encoding="utf-8") as f:
             json.dump({"train_seconds": seconds, "peak_rss_kb": peak_kb}, f)
     except BaseException as e:  # every failure is reported to the parent, whatever its type

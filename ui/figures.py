@@ -15,7 +15,7 @@ from .formatting import hexbytes, render_token
 
 def _label(tok: Tokenizer, token_id: int) -> str:
     piece = tok.piece_of(token_id)
-    return piece if piece else render_token(tok.token_bytes(token_id))
+    return plotly_text(piece if piece else render_token(tok.token_bytes(token_id)))
 
 
 def tree_figure(tok: Tokenizer, token_id: int) -> go.Figure:

@@ -45,6 +45,15 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     page.get_by_text("The n best segmentations").wait_for(timeout=30_000)
     page.wait_for_timeout(2500)
     screenshot(page, "sp-lab-lattice")
+    # a piece is text, never markup, in the figures too
+    box = page.get_by_label("A short text", exact=True)
+    box.fill("a<b>c</b>")
+    box.press("Enter")
+    wait_for_app(page)
+    page.wait_for_timeout(2000)
+    labels = page.locator(".js-plotly-plot text").all_text_contents()
+    assert "<" in labels and "b" in labels  # the characters as themselves on the axis
+    assert page.locator(".js-plotly-plot b, .js-plotly-plot a[href]").count() == 0
 
     open_tab(page, "Sampling")
     page.get_by_role("button", name="Train a bpe model on the same text to compare").click()
@@ -59,4 +68,27 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     page.get_by_text("This is not a SentencePiece model").wait_for(timeout=30_000)
     assert page.get_by_text("Trained a unigram model").count() == 1
     screenshot(page, "sp-lab-corrupt-model")
+    assert not page.errors
+
+
+def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
+    from tokenizers.samples import stdlib_source
+
+    corpus = tmp_path / "stdlib.py.txt"
+    corpus.write_text(stdlib_source(2_000_000), encoding="utf-8")
+    page.goto(f"{app_url}/sentencepiece")
+    wait_for_app(page)
+    page.get_by_text("Upload a file").click()
+    wait_for_app(page)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(corpus))
+    page.get_by_text("stdlib.py.txt: ").wait_for(timeout=30_000)
+    choose(page, "Preset", "Library defaults")
+    vocab = page.get_by_label("vocab_size", exact=True)
+    vocab.fill("8000")
+    vocab.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("EM: estimating piece probabilities").wait_for(timeout=60_000)  # the phase, live
+    screenshot(page, "sp-lab-training-progress")
+    page.get_by_text("Trained a unigram model of 8,000 pieces").wait_for(timeout=120_000)
     assert not page.errors
