@@ -500,3 +500,25 @@ def test_trained_model_joins_inside(trained_unigram):
     assert any(h.proto.body.count("tl-tok") >= 2 for h in at.get("html"))  # the text in the lab model's pieces
     assert any("SentencePiece unigram model: its pieces are not built by merging" in i.value for i in at.info)
     # (AppTest cannot run again after this: it does not know the Inside picker's format_func)
+
+
+def test_a_normalizing_model_on_compare_with_tricky_text():
+    """Library defaults remove extra spaces and apply NFKC: spans must still tile, and text that is
+    only spaces (no piece at all) must not break the Compare page."""
+    from conftest import TRICKY_TEXTS
+
+    from app_pages.shared import USER_TOKENIZERS
+    from test_pages import spans_html
+
+    tok = spt.train(stdlib_docstrings(100_000), vocab_size=2000, name="sp_lab", title="SP defaults")
+    for text in TRICKY_TEXTS + ["ｆｕｌｌ ﬁ ﷺ   x  ", "   "]:
+        at = AppTest.from_file("../app.py", default_timeout=120)
+        at.session_state[USER_TOKENIZERS] = {"sp_lab": tok}
+        at.session_state["compare_tokenizers"] = ["sp_lab", "gpt2"]
+        at.session_state["compare_text"] = text
+        at.run()
+        assert not at.exception, text
+        toks = tok.tokenize(text, disallowed_special=())
+        if len(toks):
+            assert toks.byte_starts[0] == 0 and toks.byte_ends[-1] == len(text.encode("utf-8"))
+            assert len(spans_html(at)) == 2

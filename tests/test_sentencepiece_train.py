@@ -308,6 +308,23 @@ def test_progress_callback_that_raises_stops_the_child():
         os.kill(pids[0], 0)
 
 
+def test_trainings_wait_their_turn(monkeypatch):
+    import threading
+
+    import tokenizers.sentencepiece_train as spt
+
+    busy = threading.BoundedSemaphore(1)
+    busy.acquire()
+    monkeypatch.setattr(spt, "_slots", busy)
+    with pytest.raises(SentencePieceTrainingError) as e:
+        train(TOY, vocab_size=400, timeout=0.5)
+    assert e.value.reason == "busy" and "Try again in a moment" in str(e.value)
+    threading.Timer(0.6, busy.release).start()
+    seen = []
+    assert train(TOY, vocab_size=400, progress=seen.append).vocab_size == 400
+    assert seen[0].phase == "Waiting for another training to finish" and seen[-1].phase != seen[0].phase
+
+
 def test_timeout():
     with pytest.raises(SentencePieceTrainingError) as e:
         train(CORPUS, vocab_size=2000, timeout=0.01)

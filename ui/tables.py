@@ -94,7 +94,8 @@ def sp_vocab_rows(tok, query: str, kind: str, category: str, limit: int = 200) -
         k = tok.piece_kind(i)
         if kind != "all pieces" and k != kind:
             continue
-        if q and not (q == str(i) or q in piece or q in piece.replace("\u2581", " ") or (is_hex and q_hex in b.hex().upper())):
+        spelled = q in piece or q in piece.replace("\u2581", " ")
+        if q and not (q == str(i) or spelled or (is_hex and q_hex in b.hex().upper())):
             continue
         if category != "all tokens" and not in_category(piece.replace("\u2581", " "), category):
             continue
