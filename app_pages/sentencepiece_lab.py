@@ -91,17 +91,17 @@ def option_widget(col, name: str) -> None:
     key, kind = opt_key(name), KIND_OF_OPTION[type(opt.default)]
     default = f"{opt.default:,}" if kind == "int" else (repr(opt.default) if kind == "str" else str(opt.default))
     if opt.choices:
-        col.selectbox(name, opt.choices, key=key, help=opt.help)
+        col.selectbox(name, opt.choices, key=key)
     elif kind == "bool":
-        col.checkbox(name, key=key, help=opt.help)
+        col.checkbox(name, key=key)
     elif kind == "int":
         lo = {"vocab_size": 1, "input_sentence_size": 0, "seed_sentencepiece_size": 1}.get(name, -1)
         col.number_input(name, min_value=lo, max_value=MAX_VOCAB if name == "vocab_size" else 2_000_000_000,
-                         step=1, key=key, help=opt.help)
+                         step=1, key=key)
     elif kind == "float":
-        col.number_input(name, min_value=0.0, max_value=2.0, step=0.0001, format="%.5f", key=key, help=opt.help)
+        col.number_input(name, min_value=0.0, max_value=2.0, step=0.0001, format="%.5f", key=key)
     else:
-        col.text_input(name, key=key, help=opt.help)
+        col.text_input(name, key=key)
     changed = st.session_state[key] != opt.default
     col.caption(f"{opt.help} Library default: `{default or '(empty)'}`" + (" · **changed**" if changed else ""))
 
@@ -112,7 +112,6 @@ def split_and_train() -> None:
 
 
 def store_model(tok, *, slot: str, trained_on: str = "", options: dict | None = None) -> None:
-    st.session_state[f"{K}serial"] = st.session_state.get(f"{K}serial", 0) + 1
     st.session_state[f"{K}model"] = tok
     st.session_state[f"{K}slot"] = slot
     st.session_state[f"{K}trained"] = {"text": trained_on, "options": options} if options is not None else None

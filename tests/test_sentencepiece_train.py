@@ -423,3 +423,21 @@ def test_bad_options(options, says):
     with pytest.raises(SentencePieceTrainingError) as e:
         train(TOY, **{"vocab_size": 400, **options})
     assert says in str(e.value)
+
+
+def test_the_child_stops_itself_if_the_parent_never_does(tmp_path):
+    """The worker's own deadline (SIGALRM), for when the app dies and cannot kill it."""
+    import json
+    import subprocess
+    import sys
+
+    from tokenizers.sentencepiece_train import WORKER
+
+    from tokenizers.samples import stdlib_source
+
+    (tmp_path / "corpus.txt").write_text(stdlib_source(3_000_000), encoding="utf-8")  # several seconds' work
+    (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000},
+                                                   "deadline_seconds": 1}))
+    proc = subprocess.run([sys.executable, "-I", str(WORKER), str(tmp_path)], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGALRM
+    assert not (tmp_path / "model.model").exists()

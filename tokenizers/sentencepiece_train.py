@@ -461,8 +461,9 @@ def _train(text: str, timeout: float, memory_mb: int, progress, name: str, title
         job_dir = Path(job)
         with open(job_dir / "corpus.txt", "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        (job_dir / "job.json").write_text(json.dumps({"options": options, "memory_bytes": int(memory_mb) << 20}),
-                                          encoding="utf-8")
+        job = {"options": options, "memory_bytes": int(memory_mb) << 20,
+               "deadline_seconds": math.ceil(timeout) + 30}  # the child's own limit, should this process die
+        (job_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         log_path = job_dir / "log.txt"
         env = {**os.environ, "MALLOC_ARENA_MAX": "2"}  # per-thread malloc arenas would eat the address-space cap
         with open(log_path, "wb") as log_out:

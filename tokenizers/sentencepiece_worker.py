@@ -3,9 +3,9 @@
 Run as a script, `python -I sentencepiece_worker.py JOB_DIR`, so that it imports nothing of this
 repository. SentencePiece's native CHECK failures abort the process they run in: here that is this
 child, never the app. The parent sends stderr (where the trainer logs) to a file it reads while
-training runs. JOB_DIR holds job.json ({"options": {...}, "memory_bytes": n}) and corpus.txt; the
-model lands in JOB_DIR/model.model (with done.json: the trainer's own time and peak memory), or a
-failure in JOB_DIR/error.json.
+training runs. JOB_DIR holds job.json ({"options": {...}, "memory_bytes": n, "deadline_seconds": s})
+and corpus.txt; the model lands in JOB_DIR/model.model (with done.json: the trainer's own time and
+peak memory), or a failure in JOB_DIR/error.json.
 
 `python -I sentencepiece_worker.py --check < model` loads a model someone uploaded and encodes a
 probe text with it, so that a file crafted to crash the native loader crashes this child instead.
@@ -14,6 +14,7 @@ probe text with it, so that a file crafted to crash the native loader crashes th
 import json
 import os
 import resource
+import signal
 import sys
 import time
 
@@ -37,6 +38,8 @@ def main(job_dir: str) -> int:
     cap = job.get("memory_bytes")
     if cap:  # a cap on the address space: an allocation past it fails instead of swapping the machine
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if job.get("deadline_seconds"):  # should the parent die and never stop us, SIGALRM (default action) will
+        signal.alarm(int(job["deadline_seconds"]))
     try:
         import sentencepiece as spm
 

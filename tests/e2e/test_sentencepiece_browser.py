@@ -25,6 +25,11 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     page.wait_for_timeout(2500)  # the vocabulary grid draws on a canvas after it mounts
     screenshot(page, "sp-lab-trained")
+    page.get_by_text("All options, with what each does").click()
+    page.get_by_label("character_coverage", exact=True).wait_for(timeout=10_000)
+    page.wait_for_timeout(800)
+    screenshot(page, "sp-lab-options")
+    page.get_by_text("All options, with what each does").click()
 
     open_tab(page, "Byte fallback")
     page.get_by_role("button", name="Train the same model with byte_fallback off").click()
