@@ -25,7 +25,8 @@ TIMEOUT = 60.0                   # seconds a training may take before it is stop
 MEMORY_MB = 2048                 # the training process's address-space cap
 MAX_VOCAB = 200_000
 LATTICE_CHARS = 40               # normalized characters drawn in the lattice
-SAMPLE_CHARS = 300               # characters of text sampled from
+SAMPLE_CHARS = 300               # characters of text sampled from, and compared with byte fallback on and off
+SHOWN_CHARS = 20_000             # characters of decoded text shown
 DEFAULT_TEXT = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat, and the cat sat and sat "
                 "and sat.\nTokenizers cut text into pieces; a unigram model keeps the pieces that make the text most "
                 "likely.\n")
@@ -178,7 +179,12 @@ def encode_tab(tok, report, trained) -> None:
         st.markdown("**Ids**")
         st.code(", ".join(map(str, ids[:2000])), language=None, wrap_lines=True)
         st.markdown("**Decoded back**")
-        st.code(tok.decode(ids), language=None, wrap_lines=True)
+        decoded = tok.decode(ids)
+        st.code(decoded[:SHOWN_CHARS] + (" …" if len(decoded) > SHOWN_CHARS else ""), language=None,
+                wrap_lines=True)
+        if len(ids) > 2000:
+            st.caption(f"Pieces and ids above are the first 2,000 of {len(ids):,}; the decoded text the first "
+                       f"{SHOWN_CHARS:,} characters.")
         st.dataframe(pd.DataFrame(piece_rows(tok, ids[:500])), hide_index=True, key=f"{K}epieces")
 
 
@@ -186,6 +192,9 @@ def byte_fallback_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}btext", PROBE_TEXT)
     clean_state_text(f"{K}btext")
     btext = clean_text(st.text_input("Text with characters the corpus never had", key=f"{K}btext"))[0]
+    if len(btext) > SAMPLE_CHARS:
+        st.caption(f"The first {SAMPLE_CHARS} characters are compared.")
+        btext = btext[:SAMPLE_CHARS]
     has_bytes = bool(tok.trainer_spec()["byte_fallback"])
     unseen = sorted({c for c in btext.replace(" ", "") if tok.piece_id(c) is None}, key=btext.index)
     if unseen:
@@ -260,12 +269,16 @@ def lattice_tab(tok, report, trained) -> None:
         st.session_state.setdefault(f"{K}ltext", "Hello world")
         clean_state_text(f"{K}ltext")
         ltext = clean_text(st.text_input("A short text", key=f"{K}ltext"))[0]
-        lattice = build_lattice(tok, ltext) if ltext else None
-        if lattice is None or not lattice.normalized:
+        # normalizing changes the length a little (the ▁ prefix, NFKC): a text far too long is not built at all
+        lattice = build_lattice(tok, ltext) if ltext and len(ltext) <= 2 * LATTICE_CHARS else None
+        if not ltext:
             st.info("Type a short text.")
-        elif len(lattice.normalized) > LATTICE_CHARS:
+        elif lattice is None or len(lattice.normalized) > LATTICE_CHARS:
+            n = len(lattice.normalized) if lattice is not None else len(ltext)
             st.warning(f"The lattice is drawn for texts up to {LATTICE_CHARS} characters once normalized; this one "
-                       f"has {len(lattice.normalized)}. Shorten it.")
+                       f"has {n:,}. Shorten it.")
+        elif not lattice.normalized:
+            st.info("Nothing is left of this text once normalized (the model removes extra spaces).")
         else:
             fig = lattice_figure(lattice)
             st.plotly_chart(fig, key=f"{K}lattice")

@@ -461,6 +461,20 @@ def test_vocabulary_strings_reach_plotly_escaped():
     assert "&lt;&lt;" in labels and "<<" not in labels
 
 
+def test_a_megabyte_in_every_text_field():
+    big = ("naïve café 안녕하세요 👨‍👩‍👧 <script>x</script> " * 25_000)[:1_000_000]
+    at = train(sp_app(), model_type="unigram")
+    tab(at, "Encode")
+    at.text_area(key=f"{K}etext").set_value(big).run()
+    assert not at.exception and any("the first 2,000 of" in c.value for c in at.caption)
+    for name, key in [("Byte fallback", "btext"), ("Lattice", "ltext"), ("Sampling", "stext")]:
+        tab(at, name)
+        at.text_input(key=f"{K}{key}").set_value(big).run()
+        assert not at.exception, name
+    tab(at, "Lattice")
+    assert any("up to 40 characters" in w.value for w in at.warning)
+
+
 # -- the rest of the app -------------------------------------------------------------------------------
 def test_trained_model_joins_compare(trained_bpe):
     at = trained_bpe
