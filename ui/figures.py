@@ -104,6 +104,48 @@ def length_histogram(lengths: Iterable[int]) -> go.Figure:
     return fig
 
 
+def number_heatmap(counts: list[int], splits: list[str], title: str = "") -> go.Figure:
+    """How many tokens each number 0-9999 takes: a 100 x 100 grid, row = the first two digits
+    (n // 100), column = the last two (n % 100); hover shows the number and how it was cut."""
+    n = len(counts)
+    rows = (n + 99) // 100
+    z = [[counts[r * 100 + c] if r * 100 + c < n else None for c in range(100)] for r in range(rows)]
+    hover = [[f"{r * 100 + c}: {splits[r * 100 + c]}<br>{counts[r * 100 + c]} token(s)" if r * 100 + c < n else ""
+              for c in range(100)] for r in range(rows)]
+    top = max(counts) if counts else 1
+    fig = go.Figure(go.Heatmap(z=z, x=list(range(100)), y=[r * 100 for r in range(rows)], text=hover,
+                               hoverinfo="text", zmin=1, zmax=max(top, 2), colorscale="Viridis",
+                               colorbar=dict(title="tokens", dtick=1)))
+    fig.update_layout(title=title, height=420, margin=dict(l=10, r=10, t=40, b=10))
+    fig.update_xaxes(title_text="last two digits (n mod 100)")
+    fig.update_yaxes(title_text="number, rounded down to the hundred", autorange="reversed")
+    return fig
+
+
+def grouped_bars(table, metric_title: str, *, reference_line: float | None = None) -> go.Figure:
+    """Grouped bars from a languages x tokenizers frame (one bar group per language, one color per
+    tokenizer, in the frame's column order)."""
+    fig = go.Figure()
+    for col in table.columns:
+        fig.add_trace(go.Bar(name=str(col), x=[str(i) for i in table.index], y=table[col],
+                             hovertemplate="%{x}: %{y:.3g}<extra>" + str(col) + "</extra>"))
+    fig.update_layout(barmode="group", height=420, margin=dict(l=10, r=10, t=30, b=10),
+                      legend=dict(orientation="h", y=1.1), yaxis_title=metric_title)
+    if reference_line is not None:
+        fig.add_hline(y=reference_line, line_dash="dot", line_color="#6b7280")
+    return fig
+
+
+def table_heatmap(table, metric_title: str, *, fmt: str = ".2f") -> go.Figure:
+    """A languages x tokenizers frame as an annotated heatmap (rows top to bottom in frame order)."""
+    fig = go.Figure(go.Heatmap(z=table.values, x=[str(c) for c in table.columns], y=[str(i) for i in table.index],
+                               colorscale="YlOrRd", texttemplate="%{z:" + fmt + "}",
+                               hovertemplate="%{y} · %{x}: %{z:" + fmt + "}<extra></extra>",
+                               colorbar=dict(title=metric_title)))
+    fig.update_layout(height=max(300, 26 * len(table.index) + 120), margin=dict(l=10, r=10, t=30, b=10))
+    fig.update_yaxes(autorange="reversed")
+
+
 # -- SentencePiece --------------------------------------------------------------------------------
 def plotly_text(s: str) -> str:
     """A vocabulary string for a plotly label: plotly reads <b>, <a href> and friends in text, so a
