@@ -7,7 +7,6 @@ import streamlit as st
 
 from app_pages.shared import user_tokenizers
 from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
-from tokenizers.bpe_steps import longest_tokens, pair_counts_at, truncated
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from ui import uploads
@@ -173,7 +172,7 @@ with tabs[1]:
 with tabs[2]:
     if tok.history:
         k = st.slider("Merges applied", 0, len(tok.history), key=f"{K}step")
-        small = truncated(tok, k)
+        small = tok.truncated(k)
         sample = trained_text[:STEP_TEXT_CHARS]
         toks = small.tokenize(sample, disallowed_special=())
         if k:
@@ -186,7 +185,7 @@ with tabs[2]:
                                           if len(trained_text) > STEP_TEXT_CHARS else "."))
         st.html(render_spans(sample, toks))
         if len(trained_text) <= PAIR_VIEW_CHARS and k < len(tok.history):
-            top = pair_counts_at(tok, trained_text, k)
+            top = tok.pair_counts_at(trained_text, k)
             st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
             st.dataframe(pd.DataFrame(pair_rows(tok, top, tok.history[k].pair)), hide_index=True,
                          key=f"{K}pairs")
@@ -209,7 +208,7 @@ with tabs[4]:
         st.plotly_chart(length_histogram(len(b) for i, b in tok.vocab.items() if i >= 256), key=f"{K}hist")
         st.markdown("**Longest tokens**")
         st.dataframe(pd.DataFrame([{"id": i, "token": render_token(tok.vocab[i]), "bytes": len(tok.vocab[i])}
-                                   for i in longest_tokens(tok)]), hide_index=True, key=f"{K}longest")
+                                   for i in tok.longest_tokens()]), hide_index=True, key=f"{K}longest")
     else:
         st.info("No merges yet.")
 

@@ -1,13 +1,15 @@
 """Inside a token: merge trees, bytes and code points, regex chunks, encoding step by step, decoding,
 and a vocabulary browser."""
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
 from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder, resolve, title_of
-from tokenizers import REGISTRY
+from tokenizers import REGISTRY, BPETokenizer
 from tokenizers import UnknownTokenIdError
-from tokenizers.inside import char_rows, counts, describe_cluster, encode_steps, graphemes
+from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
 from tokenizers.text import clean_text
 from ui.explain import PATTERN_PARTS
@@ -53,7 +55,7 @@ if tok is None:
 clean, more = clean_text(text)
 if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
-bpe = getattr(tok, "twin", tok)  # the pure-Python twin for OpenAI vocabularies
+bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
 toks = tok.tokenize(clean, disallowed_special=()) if clean else []
 if toks:
     st.html(render_spans(clean, toks[:MAX_PICK], rank_of=tok.merge_rank))
@@ -93,6 +95,9 @@ with tabs[0]:
         st.info("Pick a token above.")
     elif tok.is_special(token_id):
         st.info("Special tokens are not built by merges: they are added to the vocabulary as whole strings.")
+    elif getattr(tok, "model_type", "bpe") not in ("bpe", "unknown"):
+        st.info(f"This is a SentencePiece {tok.model_type} model: its pieces are not built by merging pairs, so "
+                "they have no merge tree.")
     elif tok.merge_parents(token_id) is None:
         st.info("A base token: a single byte" + (" or code point" if tok.kind == "sentencepiece" else "")
                 + ", where every merge tree ends.")
@@ -106,7 +111,7 @@ with tabs[0]:
 with tabs[1]:
     sample = clean[:MAX_CHAR_ROWS]
     st.dataframe(pd.DataFrame([counts(clean, len(toks))]), hide_index=True, key=f"{K}counts")
-    st.dataframe(pd.DataFrame([r.__dict__ for r in char_rows(sample)]), hide_index=True, key=f"{K}chars")
+    st.dataframe(pd.DataFrame([asdict(r) for r in char_rows(sample)]), hide_index=True, key=f"{K}chars")
     if len(clean) > MAX_CHAR_ROWS:
         st.caption(f"The first {MAX_CHAR_ROWS} characters of {len(clean):,}.")
     multi = [g for g in dict.fromkeys(graphemes(sample)) if len(g) > 1]
@@ -128,14 +133,14 @@ with tabs[2]:
     st.caption("BPE never merges across chunks, so these cuts are final: a token never spans two chunks.")
 
 with tabs[3]:
-    if tok.kind != "bpe" or not hasattr(bpe, "_pair_rank"):
+    if bpe is None:
         st.info("Step-by-step encoding is shown for byte-level BPE tokenizers (custom, lab, GPT-2, cl100k, o200k).")
     elif not clean:
         st.info("Type some text above.")
     else:
-        chunks = split_text(clean, bpe._compiled)[:500]
+        chunks = bpe.split(clean)[:500]
         ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", format_func=lambda i: f"#{i}  {chunks[i]!r}")
-        start, steps = encode_steps(bpe, chunks[ci])
+        start, steps = bpe.encode_steps(chunks[ci])
         k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
         parts = steps[k - 1].parts if k else start
         labels = [render_token(bpe.token_bytes(p)) for p in parts]
@@ -149,7 +154,7 @@ with tabs[3]:
 
 with tabs[4]:
     example = ""
-    if tok.kind == "bpe":
+    if bpe is not None:
         lone = bpe.byte_ids[0x8B]
         example = f"{tok.encode_ordinary('hi')[0]}, {lone}"
         st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
@@ -168,5 +173,5 @@ with tabs[5]:
     st.markdown("**Longest tokens**")
     st.dataframe(pd.DataFrame([{"id": i, "token": p or render_token(b), "bytes": len(b)} for i, b, p in longest]),
                  hide_index=True, key=f"{K}vlong")
-    if isinstance(getattr(bpe, "vocab", None), dict):
-        st.plotly_chart(length_histogram(len(b) for i, b in bpe.vocab.items() if i >= 256), key=f"{K}vhist")
+    if bpe is not None:
+        st.plotly_chart(length_histogram(len(b) for b in bpe.vocab.values() if len(b) > 1), key=f"{K}vhist")

@@ -228,7 +228,7 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
 
             tok = BPETokenizer.from_tiktoken(vocab)
         else:
-            from tokenizers.openai import get_encoding
+            from tokenizers.tiktoken_vocab import get_encoding
 
             enc = get_encoding(vocab)
     out["load_seconds"] = time.perf_counter() - t0

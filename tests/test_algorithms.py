@@ -302,3 +302,18 @@ def test_at_vocab_size_below_the_alphabet_retrains():
     assert small.vocab_size == 20 and small.algorithm == "word_bpe" and tok.vocab_size == 300
     with pytest.raises(TrainingError):
         at_vocab_size(train("byte_bpe", CORPUS, 300), 100, CORPUS)
+
+
+def test_long_words_take_the_same_rule(monkeypatch):
+    """The heap copy of the BPE rule (words over LONG_WORD symbols) merges exactly as the plain one."""
+    from tokenizers import word_bpe
+
+    tok = WordBPETokenizer(name="b").train(CORPUS, 500)
+    rng = random.Random(3)
+    letters = "".join(sorted(set(CORPUS) - set(" \n")))
+    words = ["".join(rng.choice(letters[:30]) for _ in range(rng.randint(1, 90))) for _ in range(300)]
+    words += [w for w in CORPUS.split() if len(w) > 3][:300]
+    plain = [tok.encode_word(w) for w in words]
+    monkeypatch.setattr(word_bpe, "LONG_WORD", 0)
+    tok._cache.clear()
+    assert [tok.encode_word(w) for w in words] == plain

@@ -30,9 +30,12 @@ def isolated_cache(tmp_path, monkeypatch):
     """An empty project cache, and a tiktoken that has loaded nothing yet in this process."""
     import tiktoken.registry
 
+    from tokenizers import tiktoken_vocab
+
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(tiktoken_vocab, "_params", {})  # each encoding is read once per process
     return tmp_path / "cache"
 
 

@@ -45,11 +45,9 @@ def test_recovered_merges_encode_like_tiktoken():
     twin = BPETokenizer.from_tiktoken("gpt2")
     merges = twin.merges.materialize()
     assert len(merges) == 50000  # every non-byte token of GPT-2 has two parents
-    by_pairs = BPETokenizer(None, name="pairs")
-    by_pairs.pattern, by_pairs._compiled = twin.pattern, twin._compiled
-    by_pairs.merges, by_pairs.vocab, by_pairs.byte_ids = merges, dict(twin.vocab), list(twin.byte_ids)
-    by_pairs._reset_caches()
-    by_pairs._bytes_to_id = {}  # no whole-chunk shortcut: merges alone must get there
+    # a plain merges dict, and no whole-chunk shortcut: merges alone must get there
+    by_pairs = BPETokenizer.from_model(vocab=dict(twin.vocab), merges=dict(merges.items()), pattern=twin.pattern,
+                                       name="pairs", whole_chunk_shortcut=False)
     sample = MEGABYTE[:200_000]
     assert by_pairs.encode(sample) == tok.encode(sample)
 

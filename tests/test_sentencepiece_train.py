@@ -308,6 +308,23 @@ def test_progress_callback_that_raises_stops_the_child():
         os.kill(pids[0], 0)
 
 
+def test_trainings_wait_their_turn(monkeypatch):
+    import threading
+
+    import tokenizers.sentencepiece_train as spt
+
+    busy = threading.BoundedSemaphore(1)
+    busy.acquire()
+    monkeypatch.setattr(spt, "_slots", busy)
+    with pytest.raises(SentencePieceTrainingError) as e:
+        train(TOY, vocab_size=400, timeout=0.5)
+    assert e.value.reason == "busy" and "Try again in a moment" in str(e.value)
+    threading.Timer(0.6, busy.release).start()
+    seen = []
+    assert train(TOY, vocab_size=400, progress=seen.append).vocab_size == 400
+    assert seen[0].phase == "Waiting for another training to finish" and seen[-1].phase != seen[0].phase
+
+
 def test_timeout():
     with pytest.raises(SentencePieceTrainingError) as e:
         train(CORPUS, vocab_size=2000, timeout=0.01)
@@ -406,3 +423,21 @@ def test_bad_options(options, says):
     with pytest.raises(SentencePieceTrainingError) as e:
         train(TOY, **{"vocab_size": 400, **options})
     assert says in str(e.value)
+
+
+def test_the_child_stops_itself_if_the_parent_never_does(tmp_path):
+    """The worker's own deadline (SIGALRM), for when the app dies and cannot kill it."""
+    import json
+    import subprocess
+    import sys
+
+    from tokenizers.sentencepiece_train import WORKER
+
+    from tokenizers.samples import stdlib_source
+
+    (tmp_path / "corpus.txt").write_text(stdlib_source(3_000_000), encoding="utf-8")  # several seconds' work
+    (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000},
+                                                   "deadline_seconds": 1}))
+    proc = subprocess.run([sys.executable, "-I", str(WORKER), str(tmp_path)], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGALRM
+    assert not (tmp_path / "model.model").exists()

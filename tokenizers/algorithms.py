@@ -210,11 +210,9 @@ def at_vocab_size(tok: Tokenizer, vocab_size: int, text: str = "", *, timeout: f
     alphabet)."""
     name = tok.algorithm
     if name == "byte_bpe":
-        from .bpe_steps import truncated
-
         if vocab_size < 256:
             raise TrainingError(f"vocab_size must be at least 256 (the 256 single bytes); got {vocab_size}.")
-        small = truncated(tok, vocab_size - 256)
+        small = tok.truncated(vocab_size - 256)
         small.title = tok.title
     elif name == "unigram" or (name in ("word_bpe", "wordpiece") and vocab_size < tok.base_size):
         return train(name, text, vocab_size, timeout=timeout)  # a cut alphabet trains differently

@@ -57,10 +57,15 @@ class VocabularyMissingError(RuntimeError):
 
 
 class UnknownTokenIdError(ValueError):
-    def __init__(self, name: str, bad: Sequence[int], vocab_size: int):
-        shown = ", ".join(str(i) for i in list(bad)[:10]) + (" …" if len(bad) > 10 else "")
-        super().__init__(f"{name} has no token id {shown} (valid ids are 0 to {vocab_size - 1}).")
-        self.bad = list(bad)
+    """Token ids that the vocabulary does not have: out of range, or (`unused`) inside the range
+    but never assigned (cl100k_base has no id 100256; a loaded model may have gaps)."""
+
+    def __init__(self, name: str, bad: Sequence[int], vocab_size: int, *, unused: bool = False):
+        bad = list(bad)
+        shown = ", ".join(str(i) for i in bad[:10]) + (" …" if len(bad) > 10 else "")
+        why = "unused in this vocabulary" if unused else f"valid ids are 0 to {vocab_size - 1}"
+        super().__init__(f"{name} has no token id {shown} ({why}).")
+        self.bad = bad
 
 
 # the default of `disallowed_special`: every special token not explicitly allowed

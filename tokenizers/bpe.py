@@ -1,28 +1,40 @@
-"""Byte-level BPE in the minbpe tradition: state is `merges`, `vocab`, `special_tokens` (+ pattern).
+"""Byte-level BPE in the minbpe tradition. The model is data: `merges` ((a, b) -> new id, in the
+order learned), `vocab` (id -> bytes), `special_tokens` (string -> id) and `pattern` (the split
+regex, or None for no split). Every byte-level BPE here is this one model, however it was made:
 
-Two ways to get one:
 - `BPETokenizer().train(text, vocab_size, pattern=...)` learns merges. Trainers, all giving
   identical merges: "reference" (the obvious algorithm), "python" (bpe_fast: incremental counts),
   "native" (the same algorithm in C, tokenizers/native), and "fast", the default: native when the
-  C core is built, else python. Encoding likewise runs in C when it can (`encode_ordinary`), with
-  `encode_ordinary_python` as its pure-Python twin;
-- `BPETokenizer.from_tiktoken("cl100k_base")` takes OpenAI's ranks. Its token ids are tiktoken's.
-  subtle: in those vocabularies the 256 single bytes are *not* ids 0..255 in byte order, so every
-  tokenizer keeps `byte_ids` (byte -> id). Merges are recovered per token on demand
-  (`merge_parents`), so start-up costs only reading the file.
+  C core is built, else python;
+- `BPETokenizer.from_ranks(...)` / `from_tiktoken("cl100k_base")` read OpenAI's ranks; the
+  merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
+  the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
+  ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
+- `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
+
+Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
+leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
+tiktoken; `whole_chunk_shortcut = False` turns it off, as Hugging Face's BPE does without
+`ignore_merges`). It runs in C when it can (`encode_ordinary`), with `encode_ordinary_python` as
+its pure-Python twin; `encode_steps` shows it merge by merge.
 """
 
 from __future__ import annotations
 
 import heapq
-from itertools import chain
-from collections.abc import Callable
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import AbstractSet, NamedTuple
 
 from . import bpe_fast, bpe_reference, native
 from .base import Tokenizer
+from .bpe_rule import bpe_merge
+from .merges import Merges, RecoveredMerges
 from .patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
+from .text import clean_text
 
 
 class MergeRecord(NamedTuple):
@@ -62,14 +74,10 @@ def resolve_pattern(pattern: str | None) -> str | None:
     return SPLIT_MODES[pattern] if pattern in SPLIT_MODES else pattern
 
 
-def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
-                 result_of: Callable[[int, int], int]) -> list[int]:
-    """BPE-encode one chunk: repeatedly merge the adjacent pair of lowest rank.
-
-    A heap of (rank, position) over a linked list makes this O(n log n), so a long chunk (no split
-    pattern, 1 MB of text) stays fast; short chunks use the plain loops below, which are faster.
-    Equal ranks are taken left to right, which is the same as merging every occurrence of the best
-    pair left to right (minbpe) or the leftmost one first (tiktoken)."""
+def apply_merges(ids: list[int], rank: Callable[[tuple[int, int]], int | None]) -> list[int]:
+    """The BPE rule (bpe_rule.bpe_merge) for a long chunk: a heap of (rank, position) over a linked
+    list makes it O(n log n), so a chunk of a megabyte (no split pattern, a run of spaces) stays
+    fast. `rank(pair)` is the id the pair makes, or None. Equal ranks are taken left to right."""
     n = len(ids)
     if n < 2:
         return ids
@@ -79,7 +87,7 @@ def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
     alive = [True] * n
     heap = []
     for i in range(n - 1):
-        r = pair_rank(vals[i], vals[i + 1])
+        r = rank((vals[i], vals[i + 1]))
         if r is not None:
             heap.append((r, i, vals[i], vals[i + 1]))
     heapq.heapify(heap)
@@ -88,30 +96,31 @@ def apply_merges(ids: list[int], pair_rank: Callable[[int, int], int | None],
         j = nxt[i] if alive[i] else n
         if j >= n or vals[i] != a or vals[j] != b:
             continue  # stale: one side was merged away since this entry was pushed
-        vals[i] = result_of(a, b)
+        vals[i] = r
         alive[j] = False
         nxt[i] = nxt[j]
         if nxt[i] < n:
             prv[nxt[i]] = i
         p = prv[i]
         if p >= 0:
-            rp = pair_rank(vals[p], vals[i])
+            rp = rank((vals[p], vals[i]))
             if rp is not None:
                 heapq.heappush(heap, (rp, p, vals[p], vals[i]))
         k = nxt[i]
         if k < n:
-            rk = pair_rank(vals[i], vals[k])
+            rk = rank((vals[i], vals[k]))
             if rk is not None:
                 heapq.heappush(heap, (rk, i, vals[i], vals[k]))
     return [vals[i] for i in range(n) if alive[i]]
 
 
 _NEVER = float("inf")
+LONG_CHUNK = 64  # bytes; longer chunks take the heap
 
 
-def _merge_by_pairs(ids: list[int], merges: dict) -> list[int]:
-    """minbpe's rule for a short chunk: merge the pair with the lowest merge id, leftmost first.
-    After a merge at i only the ranks of the pairs at i-1 and i change, so only they are redone."""
+def _merge_by_pairs(ids: list[int], merges) -> list[int]:
+    """The BPE rule (bpe_rule.bpe_merge) for a short chunk, the pure-Python encoder's common case:
+    the same loop, but after a merge at i only the ranks of the pairs at i-1 and i are recomputed."""
     get = merges.get
     ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
     while ranks:
@@ -128,35 +137,14 @@ def _merge_by_pairs(ids: list[int], merges: dict) -> list[int]:
     return ids
 
 
-def _merge_by_byte_ranks(data: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """tiktoken's rule for a short chunk: merge the adjacent parts whose concatenation has the
-    lowest rank, leftmost first; ids are the ranks of the final parts."""
-    parts = [data[i:i + 1] for i in range(len(data))]
-    get = ranks.get
-    rs = [get(a + b, _NEVER) for a, b in zip(parts, parts[1:])]
-    while rs:
-        best = min(rs)
-        if best == _NEVER:
-            break
-        i = rs.index(best)
-        merged = parts[i] + parts[i + 1]
-        parts[i:i + 2] = [merged]
-        del rs[i]
-        if i < len(rs):
-            rs[i] = get(merged + parts[i + 1], _NEVER)
-        if i > 0:
-            rs[i - 1] = get(parts[i - 1] + merged, _NEVER)
-    return [ranks[p] for p in parts]
-
-
 class _ChunkCache(dict):
     """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big)."""
 
     LIMIT = 500_000
 
-    def __init__(self, tok: "BPETokenizer"):
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]):
         super().__init__()
-        self._encode = tok._encode_chunk
+        self._encode = encode
 
     def __missing__(self, chunk: str) -> tuple[int, ...]:
         ids = self._encode(chunk)
@@ -165,44 +153,139 @@ class _ChunkCache(dict):
         return ids
 
 
+@dataclass(frozen=True)
+class EncodeStep:
+    step: int                 # 1 for the first merge applied
+    position: int             # index of the left part in the parts before this merge
+    pair: tuple[int, int]     # ids of the two parts merged
+    new_id: int
+    rank: int                 # which merge it is (0 = the first one learned)
+    parts: tuple[int, ...]    # all parts after this merge
+
+
 class BPETokenizer(Tokenizer):
     kind = "bpe"
+    whole_chunk_shortcut = True
+    _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut")
 
     def __init__(self, pattern: str | None = "gpt4", *, name: str = "custom_bpe"):
         self.name = name
         self.pattern = resolve_pattern(pattern)
-        self._compiled = compile_pattern(self.pattern)
-        self.merges: dict[tuple[int, int], int] = {}
+        self.merges: Merges = Merges()
         self.vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
-        self.byte_ids: list[int] = list(range(256))
         self.special_tokens: dict[str, int] = {}
         self.history: list[MergeRecord] = []
-        self._ranks: dict[bytes, int] | None = None  # set for tiktoken-derived vocabularies
-        self._parents: dict[int, tuple[int, int] | None] = {}
         self._reset_caches()
+
+    @classmethod
+    def from_model(cls, *, vocab: dict[int, bytes], merges, pattern: str | None,
+                   special_tokens: dict[str, int] | None = None, name: str,
+                   whole_chunk_shortcut: bool = True) -> "BPETokenizer":
+        """A tokenizer from the model's data. `vocab` must hold the 256 single bytes."""
+        tok = cls.__new__(cls)
+        tok.name, tok.title, tok.pattern, tok.history = name, "", resolve_pattern(pattern), []
+        tok.vocab, tok.merges = vocab, merges if isinstance(merges, Merges) else Merges(merges)
+        tok.special_tokens = dict(special_tokens or {})
+        tok.whole_chunk_shortcut = whole_chunk_shortcut
+        tok._reset_caches()
+        return tok
+
+    @classmethod
+    def from_ranks(cls, mergeable_ranks: dict[bytes, int], *, pattern: str | None,
+                   special_tokens: dict[str, int] | None = None, name: str) -> "BPETokenizer":
+        """A tokenizer over tiktoken-style ranks (bytes -> rank); ids are the ranks, merges are
+        recovered from them when first needed."""
+        vocab = {r: b for b, r in mergeable_ranks.items()}
+        return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, mergeable_ranks), pattern=pattern,
+                              special_tokens=special_tokens, name=name)
+
+    @classmethod
+    def from_tiktoken(cls, encoding_name: str) -> "BPETokenizer":
+        """Rebuild one of OpenAI's encodings ("gpt2", "cl100k_base", "o200k_base", ...) from its
+        ranks; ids identical to tiktoken's."""
+        from .tiktoken_vocab import encoding_params
+
+        p = encoding_params(encoding_name)
+        return cls.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],
+                              name=f"bpe:{encoding_name}")
 
     # -- state -----------------------------------------------------------------------------------
     def _reset_caches(self) -> None:
-        self._chunk_cache = _ChunkCache(self)
-        self._bytes_to_id = {b: i for i, b in self.vocab.items()} if self._ranks is None else self._ranks
+        """Rebuild what is derived from the model's data; call after changing it."""
+        if not isinstance(self.merges, Merges):
+            self.merges = Merges(self.merges)
+        self._compiled = compile_pattern(self.pattern)
+        single = {b[0]: i for i, b in self.vocab.items() if len(b) == 1}
+        if len(single) != 256:
+            missing = sorted(set(range(256)) - set(single))[:8]
+            raise ValueError(f"{self.name}: a byte-level vocabulary needs a token for each of the 256 bytes; "
+                             f"none for {', '.join(f'0x{m:02X}' for m in missing)}")
+        self.byte_ids = [single[b] for b in range(256)]
+        ranks = getattr(self.merges, "ranks", None)  # recovered merges already hold bytes -> id
+        self._bytes_to_id = ranks if ranks is not None else {b: i for i, b in self.vocab.items()}
+        top = max(self.vocab) if self.vocab else -1
+        self._vocab_size = max([top, *self.special_tokens.values()]) + 1
+        self._decoder = None
+        self._special_of_id = {i: s for s, i in self.special_tokens.items()}
+        self._chunk_cache = _ChunkCache(self._encode_chunk)
+        self._python_cache = _ChunkCache(self._encode_chunk_python)
         self._special_id_set = None
-        self._special_re = None
-        self._native = None  # (mode, native encoder) once built; False when C cannot encode this
+        self._special_res = {}
+        self._native = None     # (mode, C encoder) once built; False when C cannot encode this model
+        self._chunk_native = None
+        self._single_token_index = None
+        self._length_table = None
+
+    def __getstate__(self) -> dict:
+        """Pickle and deepcopy the model's data; caches and C handles are rebuilt on loading."""
+        return {k: getattr(self, k) for k in self._STATE if k in self.__dict__ or hasattr(self, k)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._reset_caches()
 
     @property
     def vocab_size(self) -> int:
-        top = max(self.vocab) if self.vocab else -1
-        return max([top, *self.special_tokens.values()]) + 1
+        return self._vocab_size
 
     def token_bytes(self, token_id: int) -> bytes:
         b = self.vocab.get(token_id)
         if b is not None:
             return b
-        for s, i in self.special_tokens.items():
-            if i == token_id:
-                return s.encode("utf-8")
+        s = self._special_of_id.get(token_id)
+        if s is not None:
+            return s.encode("utf-8")
         self.check_ids([token_id])  # out of range: raises a clear error
-        raise KeyError(f"{self.name}: token id {token_id} is unused in this vocabulary")
+        from .base import UnknownTokenIdError
+
+        raise UnknownTokenIdError(self.name, [token_id], self.vocab_size, unused=True)
+
+    def decode_bytes(self, ids) -> bytes:
+        table = self._decoder
+        if table is None:
+            # a list indexed by id is faster than a dict (within 2x of tiktoken's Rust on 100,000
+            # ids). Its second half is None, as are unused ids, so that a negative id (which a list
+            # would take from the end) and a hole both fail the join instead of decoding quietly
+            n = self.vocab_size
+            table = [None] * (2 * n)
+            for i, b in self.vocab.items():
+                table[i] = b
+            for s, i in self.special_tokens.items():
+                table[i] = s.encode("utf-8")
+            self._decoder = table
+        try:
+            return b"".join(map(table.__getitem__, ids))
+        except (IndexError, TypeError):
+            ids = list(ids)
+            self.check_ids(ids)
+            from .base import UnknownTokenIdError
+
+            raise UnknownTokenIdError(self.name, [i for i in ids if table[i] is None], self.vocab_size,
+                                      unused=True) from None
+
+    def iter_vocab(self) -> Iterator[tuple[int, bytes]]:
+        items = sorted([*self.vocab.items(), *((i, s.encode("utf-8")) for s, i in self.special_tokens.items())])
+        return iter(items)
 
     def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
         """Add special tokens, e.g. {"<|endoftext|>": 100257}. Ids must not collide."""
@@ -214,6 +297,49 @@ class BPETokenizer(Tokenizer):
         self.special_tokens.update(special_tokens)
         self._reset_caches()
 
+    # -- saving ----------------------------------------------------------------------------------
+    def save(self, prefix) -> tuple:
+        """Write the model next to `prefix`; the two paths. minbpe's prefix.model and prefix.vocab
+        when the 256 bytes are ids 0-255 (models trained here), else tiktoken's prefix.tiktoken with
+        prefix.json (pattern and special tokens), the format OpenAI's vocabularies come in."""
+        from pathlib import Path
+
+        from .model_files import export_tiktoken, model_text, vocab_text
+
+        prefix = Path(prefix)
+        if self.byte_ids != list(range(256)):
+            return export_tiktoken(self, prefix)
+        model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
+        model.write_text(model_text(self), encoding="utf-8")
+        vocab.write_text(vocab_text(self), encoding="utf-8")
+        return model, vocab
+
+    @classmethod
+    def load(cls, model_file, *, name: str = "custom_bpe") -> "BPETokenizer":
+        """Read what `save` wrote: a minbpe .model file, or a .tiktoken file (with its .json beside
+        it for the pattern and special tokens, when there is one)."""
+        import json
+        from pathlib import Path
+
+        path = Path(model_file)
+        if path.suffix == ".tiktoken":
+            from tiktoken.load import load_tiktoken_bpe
+
+            meta_file = path.with_suffix(".json")
+            meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+            return cls.from_ranks(load_tiktoken_bpe(str(path)), pattern=meta.get("pattern") or None,
+                                  special_tokens=meta.get("special_tokens", {}), name=name)
+        return cls.loads(path.read_text(encoding="utf-8"), name=name)
+
+    @classmethod
+    def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
+        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
+        from .model_files import parse_model
+
+        m = parse_model(text)
+        return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
+                              name=name)
+
     # -- training --------------------------------------------------------------------------------
     def train(self, text: str | bytes, vocab_size: int, *, pattern: str | None = None,
               progress: Callable[[int, int], None] | None = None,
@@ -223,8 +349,9 @@ class BPETokenizer(Tokenizer):
 
         t0 = time.perf_counter()
         if pattern is not None:
+            compile_pattern(resolve_pattern(pattern))  # a bad pattern fails here, before anything changes
             self.pattern = resolve_pattern(pattern)
-            self._compiled = compile_pattern(self.pattern)
+            self._reset_caches()
         replaced = 0
         if isinstance(text, (bytes, bytearray)):
             decoded = bytes(text).decode("utf-8", errors="replace")
@@ -266,8 +393,7 @@ class BPETokenizer(Tokenizer):
                 chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
                 merges = bpe_reference.train_reference(chunks, num_merges, progress)
 
-        self.merges, self.vocab, self.history = {}, {i: bytes([i]) for i in range(256)}, []
-        self.byte_ids, self._ranks, self._parents = list(range(256)), None, {}
+        self.merges, self.vocab, self.history = Merges(), {i: bytes([i]) for i in range(256)}, []
         for rank, (pair, count, saved) in enumerate(merges):
             idx = 256 + rank
             self.merges[pair] = idx
@@ -293,35 +419,46 @@ class BPETokenizer(Tokenizer):
         return report
 
     # -- encoding --------------------------------------------------------------------------------
-    def _pair_rank(self, a: int, b: int) -> int | None:
-        if self._ranks is not None:  # tiktoken's rule: the rank of the concatenated bytes
-            return self._ranks.get(self.vocab[a] + self.vocab[b])
-        return self.merges.get((a, b))
+    def apply_rule(self, data: bytes) -> list[int]:
+        """BPE on one chunk's bytes by the merge rule alone (no whole-chunk shortcut), in Python."""
+        ids = [self.byte_ids[b] for b in data]
+        if len(ids) > LONG_CHUNK:
+            return apply_merges(ids, self.merges.get)
+        return _merge_by_pairs(ids, self.merges)
 
-    def _merge_result(self, a: int, b: int) -> int:
-        if self._ranks is not None:
-            return self._ranks[self.vocab[a] + self.vocab[b]]
-        return self.merges[(a, b)]
-
-    def _apply_rule(self, data: bytes) -> list[int]:
-        """BPE on one chunk's bytes by the merge rule alone (no whole-chunk shortcut)."""
-        if len(data) > 64:  # long chunk (no split pattern): heap-based, O(n log n)
-            return apply_merges([self.byte_ids[b] for b in data], self._pair_rank, self._merge_result)
-        if self._ranks is not None:
-            return _merge_by_byte_ranks(data, self._ranks)
-        return _merge_by_pairs([self.byte_ids[b] for b in data], self.merges)
+    def _encode_chunk_python(self, chunk: str) -> tuple[int, ...]:
+        data = chunk.encode("utf-8")
+        if self.whole_chunk_shortcut:
+            whole = self._bytes_to_id.get(data)
+            if whole is not None:  # the chunk is itself a token
+                return (whole,)
+        return tuple(self.apply_rule(data))
 
     def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        data = chunk.encode("utf-8")
-        whole = self._bytes_to_id.get(data)
-        if whole is not None:  # whole-chunk shortcut: the chunk is itself a token
-            return (whole,)
-        return tuple(self._apply_rule(data))
+        """One chunk, in C when the core is built (whatever the split pattern), else in Python."""
+        enc = self._chunk_encoder()
+        if enc is None:
+            return self._encode_chunk_python(chunk)
+        return tuple(enc.encode(0, chunk.encode("utf-8")))
+
+    def _c_encoder(self):
+        from .native import api
+
+        # trained models go by their merges; recovered ones by the bytes -> id table, the byte form
+        # of the same rule (bpe_rule), which spares recovering every merge first
+        by_merges = None if isinstance(self.merges, RecoveredMerges) else self.merges
+        return api.Encoder(self.byte_ids, by_merges, self._bytes_to_id, shortcut=self.whole_chunk_shortcut)
+
+    def _chunk_encoder(self):
+        if self._chunk_native is None:
+            self._chunk_native = False
+            if native.available():
+                self._chunk_native = self._c_encoder()
+        return self._chunk_native or None
 
     def _native_encoder(self):
-        """(mode, C encoder) when the C core knows this model's split (GPT-2, GPT-4 or none);
-        None otherwise (a custom pattern, or no C core). Trained models go by their merges,
-        tiktoken vocabularies by their ranks."""
+        """(mode, C encoder) when the C core cuts this model's text too (GPT-2, GPT-4 or no split);
+        None otherwise (another pattern: Python's regex cuts, C encodes each chunk)."""
         if self._native is None:
             self._native = False
             if native.available():
@@ -329,140 +466,121 @@ class BPETokenizer(Tokenizer):
 
                 mode = api.mode_of(self.pattern)
                 if mode is not None:
-                    merges = self.merges if self._ranks is None else None
-                    self._native = (mode, api.Encoder(self.byte_ids, merges, self._bytes_to_id))
+                    self._native = (mode, self._chunk_encoder())
         return self._native or None
+
+    @property
+    def engine(self) -> str:
+        """Which code encodes: "C" (split and merges), "Python split, C merges", or "Python"."""
+        if self._native_encoder() is not None:
+            return "C"
+        return "Python split, C merges" if self._chunk_encoder() is not None else "Python"
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ignoring special tokens entirely (their strings are plain text)."""
-        from .text import clean_text
-
         text, _ = clean_text(text)
         fast = self._native_encoder()
         if fast is not None:
             return fast[1].encode(fast[0], text.encode("utf-8"))
-        return self._encode_ordinary(text)
+        # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, self.split(text))))
 
     def encode_ordinary_python(self, text: str) -> list[int]:
-        """encode_ordinary on the pure-Python path (the native encoder's twin, for tests)."""
-        from .text import clean_text
-
-        return self._encode_ordinary(clean_text(text)[0])
-
-    def _encode_ordinary(self, text: str) -> list[int]:
-        # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
-        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, split_text(text, self._compiled))))
+        """encode_ordinary on the pure-Python path, no C at all (the twin the tests hold C to)."""
+        text, _ = clean_text(text)
+        return list(chain.from_iterable(map(self._python_cache.__getitem__, self.split(text))))
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         if not specials:
             return self.encode_ordinary(text)
-        import regex
-
-        # longest first, so that "<|a|>x" is not cut by a shorter special that is its prefix
-        alt = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
         out: list[int] = []
-        for part in regex.split(f"({alt})", text):
+        for part in self._special_splitter(specials).split(text):
             if part in specials:
                 out.append(self.special_tokens[part])
             elif part:
                 out.extend(self.encode_ordinary(part))
         return out
 
+    def _special_splitter(self, specials: AbstractSet[str]):
+        key = frozenset(specials)
+        got = self._special_res.get(key)
+        if got is None:
+            import regex
 
-    # -- merge trees -----------------------------------------------------------------------------
+            # longest first, so that "<|a|>x" is not cut by a shorter special that is its prefix
+            alt = "|".join(regex.escape(s) for s in sorted(key, key=len, reverse=True))
+            got = self._special_res[key] = regex.compile(f"({alt})")
+        return got
+
+    # -- looking inside --------------------------------------------------------------------------
+    def split(self, text: str) -> list[str]:
+        """The chunks the split pattern cuts `text` into; merges never cross them."""
+        return split_text(clean_text(text)[0], self._compiled)
+
+    def encode_steps(self, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
+        """(starting byte tokens, every merge applied in order) for one chunk, by the BPE rule
+        (bpe_rule.bpe_merge). Ends in the ids `encode` gives for the chunk, unless the chunk is a
+        whole token that the rule alone would not reach (`encode` takes that shortcut, as tiktoken
+        does)."""
+        start = tuple(self.byte_ids[b] for b in clean_text(chunk)[0].encode("utf-8"))
+        steps: list[EncodeStep] = []
+        before: list[list[int]] = [list(start)]
+
+        def record(parts: list, at: int, rank) -> None:
+            if at >= 0:
+                prev = before[0]
+                steps.append(EncodeStep(len(steps) + 1, at, (prev[at], prev[at + 1]), rank,
+                                        self.merge_rank(rank) or 0, tuple(parts)))
+            before[0] = parts
+
+        bpe_merge(start, lambda a, b: self.merges.get((a, b)), visualise=record)
+        return start, steps
+
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:
         """The two tokens whose merge made `token_id`; None for single bytes and specials."""
-        if token_id in self._parents:
-            return self._parents[token_id]
-        parents = None
-        if self._ranks is None:
-            if not hasattr(self, "_inverse_merges"):
-                self._inverse_merges = {v: k for k, v in self.merges.items()}
-            parents = self._inverse_merges.get(token_id)
-        else:
-            data = self.vocab.get(token_id, b"")
-            if len(data) >= 2:
-                parts = self._rank_bpe(data, max_rank=token_id)
-                if len(parts) != 2:
-                    raise AssertionError(f"token {token_id} does not split into two parents: {parts}")
-                parents = (self._ranks[parts[0]], self._ranks[parts[1]])
-        self._parents[token_id] = parents
-        return parents
+        if token_id in self.vocab:
+            return self.merges.parents(token_id)
+        self.token_bytes(token_id)  # raises for an unknown id
+        return None
 
-    # -- tiktoken vocabularies -------------------------------------------------------------------
-    def _rank_bpe(self, data: bytes, max_rank: int | None = None) -> list[bytes]:
-        """tiktoken's own rule on byte strings: merge the adjacent pair whose concatenation has the
-        lowest rank (only ranks below max_rank, when recovering a token's parents)."""
-        ranks = self._ranks
-        parts = [data[i:i + 1] for i in range(len(data))]
-        while len(parts) > 1:
-            best, at = None, -1
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and (max_rank is None or r < max_rank) and (best is None or r < best):
-                    best, at = r, i
-            if best is None:
-                break
-            parts[at:at + 2] = [parts[at] + parts[at + 1]]
-        return parts
+    def merge_rank(self, token_id: int) -> int | None:
+        """Which merge made this token (0 = the first merge learned); None for single bytes and
+        specials. A lower id is an earlier merge in every vocabulary here."""
+        if token_id not in self.vocab or self.merge_parents(token_id) is None:
+            return None
+        return token_id - self._first_merge_id()
 
-    @classmethod
-    def from_ranks(cls, mergeable_ranks: dict[bytes, int], *, pattern: str | None,
-                   special_tokens: dict[str, int] | None = None, name: str) -> "BPETokenizer":
-        """A tokenizer over tiktoken-style ranks (bytes -> rank); ids are the ranks."""
-        tok = cls(None, name=name)
-        tok.pattern = pattern
-        tok._compiled = compile_pattern(pattern)
-        tok._ranks = dict(mergeable_ranks)
-        tok.vocab = {r: b for b, r in tok._ranks.items()}
-        tok.byte_ids = [tok._ranks[bytes([b])] for b in range(256)]
-        tok.merges = _LazyMerges(tok)
-        tok.special_tokens = dict(special_tokens or {})
-        tok._reset_caches()
-        return tok
+    def _first_merge_id(self) -> int:
+        first = getattr(self, "_first_merge", None)
+        if first is None:
+            first = self._first_merge = min((i for i, b in self.vocab.items() if len(b) > 1), default=256)
+        return first
 
-    @classmethod
-    def from_tiktoken(cls, encoding_name: str) -> "BPETokenizer":
-        """Rebuild one of OpenAI's encodings ("gpt2", "cl100k_base", "o200k_base") as a BPETokenizer
-        whose ids are identical to tiktoken's."""
-        from .openai import get_encoding
-
-        enc = get_encoding(encoding_name)
-        return cls.from_ranks(enc._mergeable_ranks, pattern=enc._pat_str,
-                              special_tokens=enc._special_tokens, name=f"bpe:{encoding_name}")
-
-
-class _LazyMerges(dict):
-    """merges for a tiktoken vocabulary, as the pair -> id lookups encoding needs, answered from
-    the ranks: (a, b) is a merge iff bytes(a)+bytes(b) is a token whose parents are (a, b)."""
-
-    def __init__(self, tok: BPETokenizer):
-        super().__init__()
-        self._tok = tok
-
-    def get(self, pair, default=None):
-        hit = dict.get(self, pair, None)
-        if hit is not None:
-            return hit
-        tok = self._tok
-        r = tok._ranks.get(tok.vocab[pair[0]] + tok.vocab[pair[1]])
-        if r is None or tok.merge_parents(r) != pair:
-            return default
-        dict.__setitem__(self, pair, r)
-        return r
-
-    def __getitem__(self, pair):
-        r = self.get(pair)
-        if r is None:
-            raise KeyError(pair)
-        return r
-
-    def materialize(self) -> dict[tuple[int, int], int]:
-        """Every merge, in rank order (recovers the parents of all tokens: takes seconds)."""
-        tok = self._tok
-        out = {}
-        for r in sorted(tok.vocab):
-            p = tok.merge_parents(r)
-            if p is not None:
-                out[p] = r
+    def truncated(self, k: int) -> "BPETokenizer":
+        """The same tokenizer with only its first k merges."""
+        ordered = self.merges.ordered()
+        k = max(0, min(k, len(ordered)))
+        keep = ordered[:k]
+        vocab = {i: self.vocab[i] for i in self.byte_ids}
+        merges = Merges()
+        for (a, b), idx in keep:
+            merges[(a, b)] = idx
+            vocab[idx] = vocab[a] + vocab[b]
+        out = BPETokenizer.from_model(vocab=vocab, merges=merges, pattern=self.pattern, name=f"{self.name}@{k}")
+        out.history = self.history[:k]
         return out
+
+    def pair_counts_at(self, text: str, k: int, top: int = 10) -> list[tuple[tuple[int, int], int]]:
+        """The `top` most frequent pairs in `text` after the first k merges, best first (the order
+        the trainer uses: count, then smallest pair). For the training text, the first is merge k."""
+        small = self.truncated(k)
+        stats: Counter = Counter()
+        for chunk, n in chunk_counts(clean_text(text)[0], self._compiled).items():
+            # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k
+            bpe_reference.get_stats(small.apply_rule(chunk.encode("utf-8")), stats, n)
+        return sorted(stats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+
+    def longest_tokens(self, n: int = 20) -> list[int]:
+        """Ids of the n longest merged tokens, longest first."""
+        ids = [i for i, b in self.vocab.items() if len(b) > 1]
+        return sorted(ids, key=lambda i: (-len(self.vocab[i]), i))[:n]

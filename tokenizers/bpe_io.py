@@ -1,148 +1,29 @@
-"""Saving and loading BPETokenizer models.
-
-minbpe's `.model` format (the de facto teaching format), written and read as minbpe does:
-
-    minbpe v1
-    <split pattern, or an empty line for none>
-    <number of special tokens>
-    <special> <id>          one line per special token
-    <left id> <right id>    one line per merge, in rank order; the i-th merge makes id 256 + i
-
-plus a `.vocab` file for people only (each token rendered, with its parents), never read back.
-Export to tiktoken: a `.tiktoken` file (base64(token bytes) rank, one per line) with the pattern and
-specials, so that `tiktoken.Encoding` can load a model trained here.
+"""Saving and loading BPETokenizer models: minbpe's `.model` format (the de facto teaching
+format) and its `.vocab` companion, and export to tiktoken's `.tiktoken` + `.json`, so that
+`tiktoken.Encoding` can load a model trained here. The formats themselves are in model_files.py.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 
 from .bpe import BPETokenizer
+from .model_files import (MAGIC, ModelFormatError, export_tiktoken, model_text, render_bytes, tiktoken_meta,
+                          tiktoken_ranks, tiktoken_text, to_tiktoken_encoding, vocab_text)
 
-MAGIC = "minbpe v1"
-
-
-def render_bytes(b: bytes) -> str:
-    """A printable rendering of token bytes for the .vocab file (control characters escaped)."""
-    s = b.decode("utf-8", errors="replace")
-    return "".join(ch if ch.isprintable() or ch == " " else f"\\u{ord(ch):04x}" for ch in s)
-
-
-def model_text(tok: BPETokenizer) -> str:
-    if tok._ranks is not None:
-        raise ValueError("Save as .model works for trained tokenizers; OpenAI vocabularies export to .tiktoken.")
-    lines = [MAGIC, tok.pattern or "", str(len(tok.special_tokens))]
-    lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
-    lines += [f"{a} {b}" for (a, b), _ in sorted(tok.merges.items(), key=lambda kv: kv[1])]
-    return "\n".join(lines) + "\n"
-
-
-def vocab_text(tok: BPETokenizer) -> str:
-    inverse = {i: p for p, i in tok.merges.items()}
-    out = []
-    for i, b in sorted(tok.vocab.items()):
-        if i in inverse:
-            a, c = inverse[i]
-            out.append(f"[{render_bytes(tok.vocab[a])}][{render_bytes(tok.vocab[c])}] -> [{render_bytes(b)}] {i}")
-        else:
-            out.append(f"[{render_bytes(b)}] {i}")
-    return "\n".join(out) + "\n"
+__all__ = ["MAGIC", "ModelFormatError", "export_tiktoken", "load", "loads", "model_text", "render_bytes", "save",
+           "tiktoken_meta", "tiktoken_ranks", "tiktoken_text", "to_tiktoken_encoding", "vocab_text"]
 
 
 def save(tok: BPETokenizer, prefix: str | Path) -> tuple[Path, Path]:
-    """Write prefix.model and prefix.vocab."""
-    prefix = Path(prefix)
-    model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
-    model.write_text(model_text(tok), encoding="utf-8")
-    vocab.write_text(vocab_text(tok), encoding="utf-8")
-    return model, vocab
-
-
-class ModelFormatError(ValueError):
-    pass
+    """Write prefix.model and prefix.vocab (BPETokenizer.save)."""
+    return tok.save(prefix)
 
 
 def loads(text: str, *, name: str = "custom_bpe") -> BPETokenizer:
     """Parse a minbpe .model file's text; a malformed file raises ModelFormatError naming the line."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != MAGIC:
-        raise ModelFormatError(f"Not a minbpe model: the first line should be {MAGIC!r}.")
-    if len(lines) < 3:
-        raise ModelFormatError("The model file ends before its special-token count.")
-    tok = BPETokenizer(lines[1] or None, name=name)
-    try:
-        n_special = int(lines[2])
-    except ValueError:
-        raise ModelFormatError(f"Line 3 should be the number of special tokens, not {lines[2]!r}.") from None
-    specials = {}
-    for k in range(n_special):
-        line = lines[3 + k] if 3 + k < len(lines) else ""
-        s, _, i = line.rpartition(" ")
-        if not s or not i.isdigit():
-            raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line!r}.")
-        specials[s] = int(i)
-    idx = 256
-    for lineno, line in enumerate(lines[3 + n_special:], start=4 + n_special):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            raise ModelFormatError(f"Line {lineno} should be two token ids, not {line[:60]!r}.")
-        a, b = int(parts[0]), int(parts[1])
-        if a not in tok.vocab or b not in tok.vocab:
-            raise ModelFormatError(f"Line {lineno} merges id {a if a not in tok.vocab else b}, "
-                                   f"which no earlier line defines.")
-        tok.merges[(a, b)] = idx
-        tok.vocab[idx] = tok.vocab[a] + tok.vocab[b]
-        idx += 1
-    tok.special_tokens = specials
-    tok._reset_caches()
-    return tok
+    return BPETokenizer.loads(text, name=name)
 
 
 def load(model_file: str | Path, *, name: str = "custom_bpe") -> BPETokenizer:
-    return loads(Path(model_file).read_text(encoding="utf-8"), name=name)
-
-
-def tiktoken_ranks(tok: BPETokenizer) -> dict[bytes, int]:
-    """bytes -> rank, as tiktoken wants. Needs byte-order base ids and distinct token bytes."""
-    if tok.byte_ids != list(range(256)):
-        return dict(tok._ranks)
-    ranks: dict[bytes, int] = {}
-    for i, b in sorted(tok.vocab.items()):
-        if b in ranks:
-            raise ValueError(f"Tokens {ranks[b]} and {i} have the same bytes {b!r}; the tiktoken format "
-                             f"needs distinct bytes per token.")
-        ranks[b] = i
-    return ranks
-
-
-def tiktoken_text(tok: BPETokenizer) -> str:
-    return "".join(f"{base64.b64encode(b).decode()} {r}\n"
-                   for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
-
-
-def tiktoken_meta(tok: BPETokenizer) -> str:
-    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
-    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
-                      indent=2, ensure_ascii=False)
-
-
-def export_tiktoken(tok: BPETokenizer, prefix: str | Path) -> tuple[Path, Path]:
-    """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens"})."""
-    prefix = Path(prefix)
-    ranks, meta = prefix.with_suffix(".tiktoken"), prefix.with_suffix(".json")
-    ranks.write_text(tiktoken_text(tok), encoding="ascii")
-    meta.write_text(tiktoken_meta(tok), encoding="utf-8")
-    return ranks, meta
-
-
-def to_tiktoken_encoding(tok: BPETokenizer):
-    """A tiktoken.Encoding with this tokenizer's vocabulary (tiktoken needs a pattern; for
-    'no split' the whole text is one chunk, which the pattern (?s:.+) expresses)."""
-    import tiktoken
-
-    return tiktoken.Encoding(name=tok.name, pat_str=tok.pattern or r"(?s:.+)",
-                             mergeable_ranks=tiktoken_ranks(tok), special_tokens=dict(tok.special_tokens))
+    return BPETokenizer.load(model_file, name=name)

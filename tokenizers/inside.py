@@ -8,40 +8,12 @@ from dataclasses import dataclass
 
 import regex
 
-from .bpe import BPETokenizer
-
-
-@dataclass(frozen=True)
-class EncodeStep:
-    step: int                 # 1 for the first merge applied
-    position: int             # index of the left part in the parts before this merge
-    pair: tuple[int, int]     # ids of the two parts merged
-    new_id: int
-    rank: int                 # the merge's rank (new_id - 256 for byte-level BPE)
-    parts: tuple[int, ...]    # all parts after this merge
+from .bpe import BPETokenizer, EncodeStep
 
 
 def encode_steps(tok: BPETokenizer, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
-    """(starting byte tokens, every merge applied in order) for one chunk, by the tokenizer's own rule:
-    merge the adjacent pair of lowest rank, leftmost first. Ends in the ids `encode` gives for the
-    chunk (unless the chunk is a whole token that BPE alone would not reach; `encode` takes that
-    shortcut, as tiktoken does)."""
-    parts = [tok.byte_ids[b] for b in chunk.encode("utf-8")]
-    start = tuple(parts)
-    steps: list[EncodeStep] = []
-    while len(parts) >= 2:
-        best, at = None, -1
-        for i in range(len(parts) - 1):
-            r = tok._pair_rank(parts[i], parts[i + 1])
-            if r is not None and (best is None or r < best):
-                best, at = r, i
-        if best is None:
-            break
-        pair = (parts[at], parts[at + 1])
-        new = tok._merge_result(*pair)
-        parts[at:at + 2] = [new]
-        steps.append(EncodeStep(len(steps) + 1, at, pair, new, new - 256, tuple(parts)))
-    return start, steps
+    """(starting byte tokens, every merge applied in order) for one chunk: BPETokenizer.encode_steps."""
+    return tok.encode_steps(chunk)
 
 
 @dataclass(frozen=True)

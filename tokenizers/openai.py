@@ -1,74 +1,93 @@
-"""OpenAI's encodings through tiktoken (the fast path), read from the provisioned cache."""
+"""OpenAI's encodings: the same BPE model as every other (`BPETokenizer.from_ranks`), encoded by
+tiktoken's Rust core, the fast path the tests hold equal to the model's own rule."""
 
 from __future__ import annotations
 
 from typing import AbstractSet
 
-from .base import Tokenizer, UnknownTokenIdError
-from .provision import VocabularyMissingError, encoding_status, missing_message, use_project_cache
+from .base import UnknownTokenIdError
+from .bpe import BPETokenizer
+from .merges import RecoveredMerges
+from .tiktoken_vocab import encoding_params, get_encoding
 
 TITLES = {"gpt2": "GPT-2", "r50k_base": "r50k_base", "cl100k_base": "cl100k_base (GPT-4)",
-          "o200k_base": "o200k_base (GPT-4o)"}
+          "o200k_base": "o200k_base (GPT-4o)", "o200k_harmony": "o200k_harmony (gpt-oss)"}
 
 
-def get_encoding(name: str):
-    """tiktoken.get_encoding, pointed at the project cache, with a message that names the set-up
-    command instead of a network traceback when a file is missing or corrupt."""
-    import tiktoken
+class ReproducedIds(list):
+    """Ids that tiktoken could not produce (its regex engine gave up on the input), made by this
+    library's own reproduction of the same rules instead; `note` says so."""
 
-    use_project_cache()
-    status = encoding_status(name)
-    try:
-        return tiktoken.get_encoding(name)  # with network, tiktoken fetches what is missing itself
-    except Exception as e:  # offline: a connection error, or a hash mismatch after a re-fetch
-        bad = ", ".join(f"{url.rsplit('/', 1)[-1]} {s}" for url, s in status.items() if s != "ok")
-        raise VocabularyMissingError(missing_message(name, bad or str(e))) from e
+    note = ""
 
 
-class TiktokenTokenizer(Tokenizer):
-    kind = "bpe"
+class TiktokenTokenizer(BPETokenizer):
+    """One of OpenAI's vocabularies. The model (ranks, recovered merges, pattern, special tokens) is
+    read through tiktoken's own constructors; encoding goes through tiktoken. Where tiktoken fails on
+    an input (o200k_base's regex gives up on a million spaces), the model's own encoder answers, with
+    the same ids, and `tokenize` says so in its result's `note`."""
 
     def __init__(self, encoding_name: str):
+        p = encoding_params(encoding_name)
+        vocab = {r: b for b, r in p["mergeable_ranks"].items()}
         self.name = encoding_name
         self.title = TITLES.get(encoding_name, encoding_name)
+        self.pattern = p["pat_str"]
+        self.vocab = vocab
+        self.merges = RecoveredMerges(vocab, p["mergeable_ranks"])
+        self.special_tokens = dict(p["special_tokens"])
+        self.history = []
+        self.whole_chunk_shortcut = True
         self.encoding = get_encoding(encoding_name)
-        self.special_tokens = dict(self.encoding._special_tokens)
-        self.pattern = self.encoding._pat_str
         self._twin = None
+        self._reset_caches()
+
+    def __reduce__(self):
+        # rebuilt from the provisioned files (read once per process), not pickled entry by entry
+        return (type(self), (self.name,))
 
     @property
-    def vocab_size(self) -> int:
-        return self.encoding.n_vocab
-
-    def token_bytes(self, token_id: int) -> bytes:
-        self.check_ids([token_id])
-        return self.encoding.decode_single_token_bytes(token_id)
-
-    def check_ids(self, ids) -> None:
-        ranks, specials = self.encoding._mergeable_ranks, self._special_ids()
-        n = len(ranks)  # ids below n are ranks; above are specials (cl100k has a hole at 100256)
-        bad = [i for i in ids if not (0 <= i < n or i in specials)]
-        if bad:
-            raise UnknownTokenIdError(self.name, bad, self.vocab_size)
-
-    def decode_bytes(self, ids) -> bytes:
-        ids = list(ids)
-        self.check_ids(ids)
-        return self.encoding.decode_bytes(ids)
-
-    def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
-        return self.encoding.encode(text, allowed_special=specials, disallowed_special=())
-
-    @property
-    def twin(self):
-        """The pure-Python BPETokenizer over the same ranks (merge trees, step-by-step views)."""
+    def twin(self) -> BPETokenizer:
+        """The same model with this library's own encoder instead of tiktoken's (for the tests
+        that hold the two equal). Shares the vocabulary and merges."""
         if self._twin is None:
-            from .bpe import BPETokenizer
-
-            self._twin = BPETokenizer.from_ranks(self.encoding._mergeable_ranks, pattern=self.pattern,
+            self._twin = BPETokenizer.from_model(vocab=self.vocab, merges=self.merges, pattern=self.pattern,
                                                  special_tokens=self.special_tokens, name=f"bpe:{self.name}")
         return self._twin
 
-    def merge_parents(self, token_id: int) -> tuple[int, int] | None:
-        self.check_ids([token_id])
-        return None if self.is_special(token_id) else self.twin.merge_parents(token_id)
+    def _reproduce(self, text: str, specials: AbstractSet[str], error: Exception) -> list[int]:
+        out = ReproducedIds(self.twin._encode(text, specials))
+        out.note = (f"tiktoken could not encode this text ({type(error).__name__}: {str(error)[:120]}); "
+                    "these ids come from Token Lens's own implementation of the same vocabulary and rules, "
+                    "which the tests hold equal to tiktoken's.")
+        return out
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        from .text import clean_text
+
+        text, _ = clean_text(text)
+        try:
+            return self.encoding.encode_ordinary(text)
+        except ValueError as e:  # "Regex error while tokenizing: ... backtracking"
+            return self._reproduce(text, frozenset(), e)
+
+    def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        try:
+            return self.encoding.encode(text, allowed_special=specials, disallowed_special=())
+        except ValueError as e:
+            return self._reproduce(text, specials, e)
+
+    def decode_bytes(self, ids) -> bytes:
+        try:
+            return self.encoding.decode_bytes(ids)
+        except (KeyError, OverflowError, TypeError, ValueError):
+            ids = list(ids)
+            self.check_ids(ids)
+            bad = [i for i in ids if i not in self.vocab and not self.is_special(i)]
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size, unused=True) from None
+
+    def check_ids(self, ids) -> None:
+        super().check_ids(ids)
+        bad = [i for i in ids if i not in self.vocab and not self.is_special(i)]
+        if bad:  # cl100k_base has a hole at 100256
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size, unused=True)

@@ -93,33 +93,46 @@ ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 
 
 def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
-    """[(url, sha256)] that tiktoken itself pins for an encoding, read from its constructors."""
+    """[(url, sha256)] that tiktoken itself pins for an encoding, read from the source of its
+    constructor in tiktoken_ext/openai_public.py (parsed, not run: running it would read the files
+    this module is about to provide). Each pin is a call load_tiktoken_bpe(url, expected_hash=...)
+    or data_gym_to_mergeable_bpe_ranks(vocab_bpe_file=..., encoder_json_file=..., vocab_bpe_hash=...,
+    encoder_json_hash=...); a constructor that builds on another (o200k_harmony on o200k_base)
+    inherits its pins."""
+    import ast
+    import inspect
+
     import tiktoken_ext.openai_public as op
 
-    seen: list[tuple[str, str]] = []
+    tree = ast.parse(inspect.getsource(op))
+    funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    if encoding_name not in funcs:
+        raise RuntimeError(f"tiktoken has no constructor for {encoding_name}")
 
-    class _Stop(Exception):
-        pass
+    def const(node) -> str | None:
+        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
-    def fake_tiktoken(url, expected_hash=None):
-        seen.append((url, expected_hash))
-        raise _Stop
+    def pins_of(fname: str, seen: set) -> list[tuple[str, str | None]]:
+        out: list[tuple[str, str | None]] = []
+        for node in ast.walk(funcs[fname]):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            kw = {k.arg: const(k.value) for k in node.keywords}
+            args = [const(a) for a in node.args]
+            if node.func.id == "load_tiktoken_bpe":
+                out.append((args[0] if args else kw.get("tiktoken_bpe_file"),
+                            kw.get("expected_hash", args[1] if len(args) > 1 else None)))
+            elif node.func.id == "data_gym_to_mergeable_bpe_ranks":
+                out.append((kw.get("vocab_bpe_file"), kw.get("vocab_bpe_hash")))
+                out.append((kw.get("encoder_json_file"), kw.get("encoder_json_hash")))
+            elif node.func.id in funcs and node.func.id not in seen:
+                out += pins_of(node.func.id, seen | {node.func.id})
+        return out
 
-    def fake_data_gym(vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None, encoder_json_hash=None, **_):
-        seen.extend([(vocab_bpe_file, vocab_bpe_hash), (encoder_json_file, encoder_json_hash)])
-        raise _Stop
-
-    saved = op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks
-    op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks = fake_tiktoken, fake_data_gym
-    try:
-        getattr(op, encoding_name)()
-    except _Stop:
-        pass
-    finally:
-        op.load_tiktoken_bpe, op.data_gym_to_mergeable_bpe_ranks = saved
-    if not seen or any(h is None for _, h in seen):
+    pins = pins_of(encoding_name, {encoding_name})
+    if not pins or any(u is None or h is None for u, h in pins):
         raise RuntimeError(f"tiktoken pins no sha256 for {encoding_name}")
-    return seen
+    return list(dict.fromkeys(pins))
 
 
 def cache_path(url: str) -> Path:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import AbstractSet
 
 from .base import Tokenizer
+from .bpe_rule import bpe_merge
 from .text import clean_text
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
@@ -235,37 +237,92 @@ class SentencePieceTokenizer(Tokenizer):
         return list(self.sp.Encode(text, enable_sampling=True, alpha=float(alpha),
                                    nbest_size=int(nbest_size) if self.model_type == "unigram" else -1))
 
+    def sample_counts(self, text: str, n: int, *, alpha: float, nbest_size: int = -1) -> list[tuple[list[int], int]]:
+        """`n` sampled segmentations of the text, as (ids, how many times it was drawn), most frequent first."""
+        counts = Counter(tuple(self.sample(text, alpha=alpha, nbest_size=nbest_size)) for _ in range(int(n)))
+        return [(list(ids), c) for ids, c in counts.most_common()]
+
+    def piece_kind(self, token_id: int) -> str:
+        """Where a piece sits in the vocabulary's layout: "control" (unk, bos, eos, pad and control
+        symbols), "byte", "user-defined", "unused", "character" (a single character) or "learned"."""
+        t = self.piece_type(token_id)
+        if t in ("unknown", "control"):
+            return "control"
+        if t in ("byte", "unused"):
+            return t
+        if t == "user_defined":
+            return "user-defined"
+        return "character" if len(self._pieces[token_id]) == 1 else "learned"
+
+    def layout(self) -> list[tuple[str, int, int]]:
+        """The vocabulary in id order as runs of one kind: [(kind, first id, last id), ...]."""
+        runs: list[tuple[str, int, int]] = []
+        for i in range(self.vocab_size):
+            kind = self.piece_kind(i)
+            if runs and runs[-1][0] == kind and runs[-1][2] == i - 1:
+                runs[-1] = (kind, runs[-1][1], i)
+            else:
+                runs.append((kind, i, i))
+        return runs
+
     def vocab_text(self) -> str:
         """The .vocab file SentencePiece writes beside a model: one "piece<TAB>score" line per id."""
         return "".join(f"{p}\t{_score_text(s)}\n" for p, s in zip(self._pieces, self._scores))
 
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:
         """For a BPE model: the last merge SentencePiece's own rule makes when it encodes the piece
-        alone (merge the adjacent pair whose joined piece has the highest score). None for unigram,
-        char and word models, whose pieces are not made by merges."""
+        alone. That rule is the BPE rule (bpe_rule.bpe_merge) with the score of the joined piece as
+        the priority, highest first. None for unigram, char and word models, whose pieces are not
+        made by merges, and for user-defined pieces, which are added whole."""
         self.check_ids([token_id])
         if token_id in self._parents:
             return self._parents[token_id]
         parents = None
         piece = self._pieces[token_id]
         # only BPE builds pieces by merging; user-defined pieces are added whole
-        if (self.model_type == "bpe" and self.piece_type(token_id) == "normal" and len(piece) > 1):
-            parts = list(piece)
-            last = None
-            while len(parts) > 1:
-                best, at = None, -1
-                for k in range(len(parts) - 1):
-                    j = self._piece_ids.get(parts[k] + parts[k + 1])
-                    if j is not None and (best is None or self._scores[j] > self._scores[best]):
-                        best, at = j, k
-                if best is None:
-                    break
-                last = (self._piece_ids[parts[at]], self._piece_ids[parts[at + 1]])
-                parts[at:at + 2] = [parts[at] + parts[at + 1]]
-            if len(parts) == 1 and last is not None:
-                parents = last
+        if self.model_type == "bpe" and self.piece_type(token_id) == "normal" and len(piece) > 1:
+            ids, scores = self._piece_ids, self._scores
+
+            def rank(a: str, b: str):
+                j = ids.get(a + b)
+                return None if j is None else -scores[j]
+
+            two: list[str] = []
+
+            def remember(parts: list, at: int, r) -> None:
+                if len(parts) == 2:
+                    two[:] = parts
+
+            out = bpe_merge(list(piece), rank, str.__add__, visualise=remember)
+            if len(out) == 1 and two and two[0] in ids and two[1] in ids:
+                parents = (ids[two[0]], ids[two[1]])
         self._parents[token_id] = parents
         return parents
+
+    def save(self, prefix) -> tuple:
+        """Write prefix.model (the serialized model) and prefix.vocab (piece and score per line,
+        as spm_train writes it); the two paths."""
+        from pathlib import Path
+
+        prefix = Path(prefix)
+        model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
+        model.write_bytes(self.sp.serialized_model_proto())
+        vocab.write_bytes(self.vocab_text().encode("utf-8"))  # byte for byte: a piece may be "\r"
+        return model, vocab
+
+    @classmethod
+    def load(cls, model_file, *, name: str = "sentencepiece") -> "SentencePieceTokenizer":
+        return cls(str(model_file), name=name)
+
+    def __reduce__(self):
+        """Pickled as the serialized model (and rebuilt from it)."""
+        return (_from_proto, (self.sp.serialized_model_proto(), self.name, self.title, self.report))
+
+
+def _from_proto(proto: bytes, name: str, title: str, report=None) -> "SentencePieceTokenizer":
+    tok = SentencePieceTokenizer(model_proto=proto, name=name, title=title)
+    tok.report = report
+    return tok
 
 
 def _fields(message) -> dict:

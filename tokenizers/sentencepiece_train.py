@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ from .text import clean_text
 WORKER = Path(__file__).with_name("sentencepiece_worker.py")
 DEFAULT_TIMEOUT = 120.0    # seconds
 DEFAULT_MEMORY_MB = 2048   # address-space cap of the child (its threads' stacks count too)
+# trainings that may run at once in this process (a server shared by visitors); the rest wait their turn
+MAX_CONCURRENT = max(1, int(os.environ.get("TOKEN_LENS_SP_TRAININGS", "2")))
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT)
 
 # Meta's published trainer settings for Llama 2's tokenizer (they are stored in its tokenizer.model,
 # and the same in Mistral 7B's). Change only vocab_size and the text to reproduce the recipe.
@@ -168,7 +172,7 @@ class SentencePieceReport:
 class SentencePieceTrainingError(TrainingError):
     """Training failed; str() says what happened and what to change. `reason` is one of: option,
     ids, empty, too_long, vocab_too_large, vocab_too_small, range, coverage, timeout, memory, killed,
-    crash, other. `limit` carries the number the fix needs (the largest or smallest vocab_size)."""
+    crash, busy, other. `limit` carries the number the fix needs (the largest or smallest vocab_size)."""
 
     def __init__(self, reason: str, message: str, fix: str = "", *, limit: int | None = None, log: str = "",
                  count: int | None = None):
@@ -344,7 +348,8 @@ def explain_failure(error: str, log: str, options: dict, *, returncode: int | No
         got = options.get(name, "its value")
         return fail(reason, f"{name} must be between {lo} and {hi}; it is {got}.",
                     f"Set {name} to a value from {lo} to {hi}.")
-    if m := re.search(r"\[trainer_spec\.input_sentence_size\(\) <= 0 \|\| trainer_spec\.input_sentence_size\(\) > (\d+)\]", text):
+    if m := re.search(r"\[trainer_spec\.input_sentence_size\(\) <= 0 \|\| "
+                      r"trainer_spec\.input_sentence_size\(\) > (\d+)\]", text):
         return fail("range", f"input_sentence_size must be 0 (all lines) or more than {m.group(1)}.",
                     f"Set it to 0 or a number above {m.group(1)}.")
     if m := re.search(r"\[!trainer_spec\.(\w+)\(\)\.empty\(\)\]", text):
@@ -425,22 +430,40 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
     and return it as a SentencePieceTokenizer, with `.report` (a SentencePieceReport).
 
     The trainer runs in a child process, stopped after `timeout` seconds and capped at `memory_mb` of
-    address space. `progress(Progress)` is called as the trainer's log moves on (and every 0.2 s, for
+    address space; at most MAX_CONCURRENT run at once in this process (the others wait, up to
+    `timeout`). `progress(Progress)` is called as the trainer's log moves on (and every 0.2 s, for
     the clock). Any failure raises SentencePieceTrainingError, whose message says what to change."""
     owned = sorted(_OWNED & set(options))
     if owned:
         raise SentencePieceTrainingError("option", f"train() writes the text and the model files itself; "
                                          f"do not pass {', '.join(owned)}.", "Pass the text as the first argument.")
     text, _ = clean_text(text)
-    options = dict(options)
+    waiting = time.perf_counter()
+    while not _slots.acquire(timeout=0.2):
+        waited = time.perf_counter() - waiting
+        if waited > timeout:
+            raise SentencePieceTrainingError(
+                "busy", f"{MAX_CONCURRENT} other training(s) kept this server busy for {timeout:g} s.",
+                "Try again in a moment.")
+        if progress is not None:
+            progress(Progress(waited, "Waiting for another training to finish", f"{MAX_CONCURRENT} at a time"))
+    try:
+        return _train(text, timeout, memory_mb, progress, name, title, dict(options))
+    finally:
+        _slots.release()
+
+
+def _train(text: str, timeout: float, memory_mb: int, progress, name: str, title: str | None,
+           options: dict) -> SentencePieceTokenizer:
     vocab_size = _as_int(options.get("vocab_size"), OPTIONS["vocab_size"].default)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="token-lens-spm-") as job:
         job_dir = Path(job)
         with open(job_dir / "corpus.txt", "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        (job_dir / "job.json").write_text(json.dumps({"options": options, "memory_bytes": int(memory_mb) << 20}),
-                                          encoding="utf-8")
+        job = {"options": options, "memory_bytes": int(memory_mb) << 20,
+               "deadline_seconds": math.ceil(timeout) + 30}  # the child's own limit, should this process die
+        (job_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         log_path = job_dir / "log.txt"
         env = {**os.environ, "MALLOC_ARENA_MAX": "2"}  # per-thread malloc arenas would eat the address-space cap
         with open(log_path, "wb") as log_out:
@@ -493,7 +516,8 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
         seconds=seconds, trainer_seconds=done.get("train_seconds"), text_chars=len(text),
         text_bytes=len(text.encode("utf-8")), sentences=_int(r"Loaded all (\d+) sentences", log)
         or _int(r"Sampled (\d+) sentences", log), skipped_too_long=_int(r"Skipped (\d+) too long sentences", log) or 0,
-        alphabet_size=_int(r"Alphabet size=(\d+)", log), character_coverage=_float(r"Final character coverage=([\d.e+-]+)", log),
+        alphabet_size=_int(r"Alphabet size=(\d+)", log),
+        character_coverage=_float(r"Final character coverage=([\d.e+-]+)", log),
         peak_memory_mb=done["peak_rss_kb"] / 1024 if done.get("peak_rss_kb") else None, phases=phases, log=log)
     return tok
 

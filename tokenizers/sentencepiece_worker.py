@@ -3,9 +3,9 @@
 Run as a script, `python -I sentencepiece_worker.py JOB_DIR`, so that it imports nothing of this
 repository. SentencePiece's native CHECK failures abort the process they run in: here that is this
 child, never the app. The parent sends stderr (where the trainer logs) to a file it reads while
-training runs. JOB_DIR holds job.json ({"options": {...}, "memory_bytes": n}) and corpus.txt; the
-model lands in JOB_DIR/model.model (with done.json: the trainer's own time and peak memory), or a
-failure in JOB_DIR/error.json.
+training runs. JOB_DIR holds job.json ({"options": {...}, "memory_bytes": n, "deadline_seconds": s})
+and corpus.txt; the model lands in JOB_DIR/model.model (with done.json: the trainer's own time and
+peak memory), or a failure in JOB_DIR/error.json.
 
 `python -I sentencepiece_worker.py --check < model` loads a model someone uploaded and encodes a
 probe text with it, so that a file crafted to crash the native loader crashes this child instead.
@@ -14,8 +14,22 @@ probe text with it, so that a file crafted to crash the native loader crashes th
 import json
 import os
 import resource
+import signal
 import sys
 import time
+
+
+def peak_memory_kb() -> int:
+    """This process's peak resident memory. VmHWM belongs to the program now running; ru_maxrss would
+    also count the parent's memory at the fork, which Linux carries across exec."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def main(job_dir: str) -> int:
@@ -24,6 +38,8 @@ def main(job_dir: str) -> int:
     cap = job.get("memory_bytes")
     if cap:  # a cap on the address space: an allocation past it fails instead of swapping the machine
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if job.get("deadline_seconds"):  # should the parent die and never stop us, SIGALRM (default action) will
+        signal.alarm(int(job["deadline_seconds"]))
     try:
         import sentencepiece as spm
 
@@ -31,7 +47,7 @@ def main(job_dir: str) -> int:
         spm.SentencePieceTrainer.train(input=os.path.join(job_dir, "corpus.txt"),
                                        model_prefix=os.path.join(job_dir, "model"), **job["options"])
         seconds = time.perf_counter() - start
-        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak_kb = peak_memory_kb()
         with open(os.path.join(job_dir, "done.json"), "w", encoding="utf-8") as f:
             json.dump({"train_seconds": seconds, "peak_rss_kb": peak_kb}, f)
     except BaseException as e:  # every failure is reported to the parent, whatever its type

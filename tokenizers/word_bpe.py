@@ -7,7 +7,8 @@ with Subword Units"), as the paper's Algorithm 1 states it:
   (each word weighted by how often it occurs). Ties: see tokenizers/pair_merges.py (the spellings
   that sort first, so on low×5 lower×2 newest×6 widest×3, where (e, s), (s, t) and (t, </w>) tie
   at 9, the first merge is (e, s));
-- encoding applies the learned merges to each word, lowest rank first (the paper's apply step).
+- encoding applies the learned merges to each word, earliest first (the paper's apply step, by the
+  project's one BPE rule, tokenizers/bpe_rule.py).
 
 Unknown characters: a character not in the alphabet (never seen, or left out because the vocab size
 is smaller than the alphabet) becomes the unknown token `<unk>`, one per character; it never merges.
@@ -25,9 +26,11 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .bpe import apply_merges
+from .bpe_rule import bpe_merge
 from .word_level import MAX_TRAIN_WORD, UNK, Symbol, WordLevelTokenizer
 
 END = 1  # the id of </w>
+LONG_WORD = 64  # symbols; longer words take the heap-based copy of the rule
 _WORD = re.compile(r"\S+")  # stdlib re: \s is exactly str.isspace, so this agrees with str.split
 
 
@@ -72,17 +75,22 @@ class WordBPETokenizer(WordLevelTokenizer):
             out.append((seq, n))
         return out
 
-    def _pair_rank(self, a: int, b: int) -> int | None:
-        m = self.merges.get((a, b))
-        return None if m is None else m[0]
-
-    def _merge_result(self, a: int, b: int) -> int:
-        return self.merges[(a, b)][1]
+    def apply(self, symbols: list[int]) -> list[int]:
+        """The learned merges applied to one word's symbols by the BPE rule (tokenizers/bpe_rule.py):
+        the adjacent pair merged earliest in training first, the leftmost of equals first. The rank is
+        the training step, not the resulting id: a spelling made twice (by two pairs) has one id."""
+        merges = self.merges
+        if len(symbols) <= LONG_WORD:
+            return bpe_merge(symbols, lambda a, b: merges.get((a, b), (None,))[0],
+                             lambda a, b: merges[(a, b)][1])
+        # the same rule with a heap (bpe.apply_merges), whose merged part is the rank it was given: so
+        # parts are (step, id), ordered by the step, and the id names the token
+        parts = apply_merges([(-1, s) for s in symbols], lambda p: merges.get((p[0][1], p[1][1])))
+        return [i for _, i in parts]
 
     def _encode_word(self, word: str) -> tuple[tuple[int, int], ...]:
         ids = self.ids
-        syms = [ids.get((c, False), UNK) for c in word] + [END]
-        out = apply_merges(syms, self._pair_rank, self._merge_result)
+        out = self.apply([ids.get((c, False), UNK) for c in word] + [END])
         return tuple((i, 1 if i == UNK else len(self.symbols[i][0])) for i in out)
 
     def decode(self, ids, errors: str = "replace") -> str:

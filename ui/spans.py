@@ -265,3 +265,13 @@ def render_parts(labels: Sequence[str], highlight: int | None = None) -> str:
         style = "background:#fde68a;outline:2px solid #b45309;" if k == highlight else "background:#e0e7ff;"
         boxes.append(f'<span class="tl-tok" style="{style}padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
     return CSS + '<div class="tl-spans">' + "".join(boxes) + "</div>"
+
+
+def render_small_header(name: str, title: str, n_tokens: int, n_chars: int, note: str = "") -> str:
+    """A one-line heading for a small panel (the Quirks cards): title, token and character counts and
+    an optional note, with the same hooks as render_header (data-tokenizer, .tl-count)."""
+    extra = f' <span style="color:#6b7280">· {html.escape(note)}</span>' if note else ""
+    return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
+            f'style="font-family:sans-serif;font-size:.9rem;margin:.1rem 0 .1rem;color:#374151">'
+            f'<b style="color:#111827">{html.escape(title)}</b> · <b class="tl-count">{n_tokens:,}</b> '
+            f'{plural(n_tokens, "token")} · {n_chars:,} {plural(n_chars, "char")}{extra}</div>')

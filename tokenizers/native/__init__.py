@@ -13,68 +13,7 @@ with (taken from the installed `regex` module), so a stale build is never loaded
 
 from __future__ import annotations
 
-import ctypes
-import hashlib
-import os
-from pathlib import Path
+from .lib import HEADERS, HERE, MODES, SOURCES, available, build_dir, digest, disabled, library_path, load
 
-HERE = Path(__file__).resolve().parent
-SOURCES = ("pretok.c", "bpe.c")
-HEADERS = ("tl_native.h",)
-MODES = {"gpt2": 1, "gpt4": 2}  # pre-tokenizer modes known to the C code
-
-
-def _digest() -> str:
-    import regex
-
-    h = hashlib.sha256()
-    for name in (*SOURCES, *HEADERS, "tables.py"):
-        h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
-    h.update(str(getattr(regex, "__version__", "")).encode())
-    return h.hexdigest()[:16]
-
-
-def build_dir() -> Path:
-    from ..provision import cache_root
-
-    return cache_root() / "native"
-
-
-def library_path() -> Path:
-    return build_dir() / f"libtokenlens-{_digest()}.so"
-
-
-def disabled() -> bool:
-    return os.environ.get("TOKEN_LENS_NATIVE", "1").strip().lower() in ("0", "false", "no", "off")
-
-
-_lib: ctypes.CDLL | None = None
-_tried = False
-
-
-def load() -> ctypes.CDLL | None:
-    """The compiled library, or None (not built, or disabled by TOKEN_LENS_NATIVE=0)."""
-    global _lib, _tried
-    if disabled():
-        return None
-    if not _tried:
-        _tried = True
-        path = library_path()
-        if path.exists():
-            try:
-                _lib = _declare(ctypes.CDLL(str(path)))
-            except OSError:
-                _lib = None
-    return _lib
-
-
-def available() -> bool:
-    return load() is not None
-
-
-def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
-    """Argument and result types of every exported function (ctypes guesses int otherwise)."""
-    from . import api
-
-    api.declare(lib)
-    return lib
+__all__ = ["HEADERS", "HERE", "MODES", "SOURCES", "available", "build_dir", "digest", "disabled",
+           "library_path", "load"]

@@ -1,38 +1,13 @@
-"""ctypes signatures of the C core, and thin wrappers that take and return Python objects."""
+"""Thin wrappers over the C core that take and return Python objects (signatures: lib.py)."""
 
 from __future__ import annotations
 
 import ctypes
 from array import array
 from collections.abc import Callable, Iterable
-from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_void_p
+from ctypes import c_int64
 
-from . import MODES, load
-
-i32p, i64p = POINTER(ctypes.c_int32), POINTER(c_int64)
-PROGRESS = CFUNCTYPE(c_int, c_int64, c_int64)
-
-
-def declare(lib: ctypes.CDLL) -> None:
-    sig = {
-        "tl_split": ([c_int, c_char_p, c_int64, i64p, c_int64], c_int64),
-        "tl_chunks_new": ([], c_void_p),
-        "tl_chunks_free": ([c_void_p], None),
-        "tl_chunks_add": ([c_void_p, c_char_p, c_int64, c_int64], c_int),
-        "tl_chunks_count_text": ([c_void_p, c_int, c_char_p, c_int64], c_int64),
-        "tl_chunks_distinct": ([c_void_p], c_int64),
-        "tl_chunks_total": ([c_void_p], c_int64),
-        "tl_chunks_tokens": ([c_void_p], c_int64),
-        "tl_chunks_get": ([c_void_p, c_int64, c_char_p, i64p], c_int64),
-        "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64], c_int64),
-        "tl_encoder_new": ([c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p,
-                            c_void_p, c_int64], c_void_p),
-        "tl_encoder_free": ([c_void_p], None),
-        "tl_encode": ([c_void_p, c_int, c_char_p, c_int64, c_void_p], c_int64),
-    }
-    for name, (args, res) in sig.items():
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = args, res
+from .lib import MODES, PROGRESS, load
 
 
 def _lib() -> ctypes.CDLL:
@@ -170,21 +145,23 @@ def train(chunks: Chunks, num_merges: int,
 
 
 class Encoder(_Handle):
-    """A BPE model in C: encode(mode, data) gives BPETokenizer.encode_ordinary's ids. With `merges`
-    (a model trained here) the pair with the lowest merged id goes first; with merges=None, tiktoken's
-    rule: `whole` holds every token's rank, and the adjacent parts whose joined bytes rank lowest go
-    first."""
+    """A BPE model in C: encode(mode, data) gives BPETokenizer.encode_ordinary_python's ids. With
+    `merges` (pair -> new id) the pair that makes the lowest id goes first; with merges=None, the
+    byte form of the same rule: `whole` holds every token's id, and the adjacent parts whose joined
+    bytes make the lowest id go first. `shortcut`: a chunk that is itself a token (in `whole`)
+    becomes that token."""
 
     _free = "tl_encoder_free"
 
     def __init__(self, byte_ids: list[int], merges: dict[tuple[int, int], int] | None,
-                 whole: dict[bytes, int]):
+                 whole: dict[bytes, int], *, shortcut: bool = True):
         self._lib = _lib()
         by_ranks = merges is None
         merges = {} if merges is None else merges
-        pa = array("i", (p[0] for p in merges))
-        pb = array("i", (p[1] for p in merges))
-        new = array("i", merges.values())
+        pairs = list(dict.items(merges)) if isinstance(merges, dict) else list(merges.items())
+        pa = array("i", (p[0] for p, _ in pairs))
+        pb = array("i", (p[1] for p, _ in pairs))
+        new = array("i", (i for _, i in pairs))
         toks = list(whole.items())
         blob = b"".join(t for t, _ in toks)
         starts = array("q", [0])
@@ -192,8 +169,8 @@ class Encoder(_Handle):
             starts.append(starts[-1] + len(t))
         ids = array("i", (i for _, i in toks))
         bids = array("i", byte_ids)
-        self._own(self._lib.tl_encoder_new(int(by_ranks), _addr(bids), _addr(pa), _addr(pb), _addr(new),
-                                           len(new), blob, _addr(starts), _addr(ids), len(ids)))
+        self._own(self._lib.tl_encoder_new(int(by_ranks), int(shortcut), _addr(bids), _addr(pa), _addr(pb),
+                                           _addr(new), len(new), blob, _addr(starts), _addr(ids), len(ids)))
 
     def encode(self, mode: int, data: bytes) -> list[int]:
         out = array("i", bytes(4 * len(data)))

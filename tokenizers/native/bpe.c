@@ -97,13 +97,14 @@ static int pm_put(pairmap *m, uint64_t key, int32_t val) {
 
 /* ---- byte-string table: distinct byte strings, stored back to back, each with a value ---------- */
 
-typedef struct {
+struct tl_strtab {
     uint8_t *bytes; int64_t nbytes, capbytes;
     int64_t *start; int64_t capstart;     /* string i is bytes[start[i] .. start[i+1]) */
     int64_t *val; int64_t capval;
     int64_t n;
     int64_t *slots; int64_t mask;          /* slot -> string index + 1; 0 = empty */
-} strtab;
+};
+typedef struct tl_strtab strtab;
 
 static int st_init(strtab *t) {
     memset(t, 0, sizeof *t);
@@ -171,7 +172,7 @@ static int64_t st_get(const strtab *t, const uint8_t *p, int64_t len) { /* value
 
 /* ---- chunk counting ------------------------------------------------------------------------- */
 
-typedef strtab tl_chunks; /* distinct chunks; the value is how often each occurs */
+/* tl_chunks (tl_native.h) is a strtab: distinct chunks; the value is how often each occurs */
 
 tl_chunks *tl_chunks_new(void) {
     tl_chunks *c = malloc(sizeof *c);
@@ -300,7 +301,6 @@ static int note_word(pairinfo *pi, int32_t w) { /* record that word w holds this
     return 0;
 }
 
-typedef int (*tl_progress_fn)(int64_t done, int64_t total);
 
 /* Learn up to num_merges merges from the distinct chunks in c. Merge k joins (out_a[k], out_b[k])
    into id 256 + k; out_count[k] is the pair's count when merged, out_saved[k] how many tokens the
@@ -437,24 +437,26 @@ out:
      bytes have the lowest rank are merged first; the id of a part is the rank of its bytes, which
      `whole` holds for every token. A part is always a contiguous slice of the chunk, so the rank
      of a pair is a look-up of the slice from the pair's first byte to its last. */
-typedef struct {
+struct tl_encoder {
     int by_ranks;
+    int shortcut;   /* 1: a chunk that is itself a token is that token (tiktoken); 0: merges only */
     int32_t byte_ids[256];
     pairmap merges; /* (a, b) -> merged id; a lower id is an earlier merge, so it is also the rank */
     strtab whole;   /* token bytes -> id: the whole-chunk shortcut, and the ranks of the rank rule */
-} tl_encoder;
+};
 
 void tl_encoder_free(tl_encoder *e) {
     if (!e) return;
     pm_free(&e->merges); st_free(&e->whole); free(e);
 }
 
-tl_encoder *tl_encoder_new(int by_ranks, const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
+tl_encoder *tl_encoder_new(int by_ranks, int shortcut, const int32_t *byte_ids, const int32_t *pa, const int32_t *pb,
                            const int32_t *pnew, int64_t npairs, const uint8_t *tok_bytes,
                            const int64_t *tok_start, const int32_t *tok_id, int64_t ntok) {
     tl_encoder *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     e->by_ranks = by_ranks;
+    e->shortcut = shortcut;
     memcpy(e->byte_ids, byte_ids, sizeof e->byte_ids);
     if (pm_init(&e->merges, npairs + 16) || st_init(&e->whole)) goto fail;
     for (int64_t i = 0; i < npairs; i++)
@@ -598,7 +600,7 @@ done:
 }
 
 static int64_t encode_chunk(const tl_encoder *e, const uint8_t *p, int64_t n, int32_t *out) {
-    int64_t whole = st_get(&e->whole, p, n);
+    int64_t whole = e->shortcut ? st_get(&e->whole, p, n) : -1;
     if (whole >= 0) { out[0] = (int32_t)whole; return 1; } /* the chunk is itself a token */
     if (n > SHORT_CHUNK) return bpe_long(e, p, n, out);
     return e->by_ranks ? bpe_short_ranks(e, p, n, out) : bpe_short(e, p, n, out);

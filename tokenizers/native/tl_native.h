@@ -1,21 +1,63 @@
-/* Token Lens native core: what its C files share. Every exported function is declared to ctypes in
-   api.py; keep the two in step. */
+/* Token Lens native core: every function the C files export, declared once. tokenizers/native/lib.py
+   tells ctypes the same signatures; keep the two in step (the build uses -Werror=missing-prototypes,
+   so an exported function missing here does not compile). */
 #ifndef TL_NATIVE_H
 #define TL_NATIVE_H
 #include <stddef.h>
 #include <stdint.h>
 
-/* Pre-tokenizer modes (tokenizers/native/__init__.py MODES). */
+/* Pre-tokenizer modes (tokenizers/native/lib.py MODES); 0 means no split. */
 #define TL_MODE_GPT2 1
 #define TL_MODE_GPT4 2
 
-/* pretok.c: the end (byte offset, > pos) of the chunk that starts at byte `pos` of the valid UTF-8
-   text s[0..n), exactly as Python's `regex` module cuts it with tokenizers.patterns.GPT2_PATTERN or
+/* ---- pretok.c ---------------------------------------------------------------------------------- */
+
+/* The end (byte offset, > pos) of the chunk that starts at byte `pos` of the valid UTF-8 text
+   s[0..n), exactly as Python's `regex` module cuts it with tokenizers.patterns.GPT2_PATTERN or
    GPT4_PATTERN. pos < n. */
 size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos);
 
-/* pretok.c: all chunk ends of s[0..n), written to ends[0..cap); returns how many there are (may be
-   more than cap, in which case only cap were written), or -1 for an unknown mode. */
+/* All chunk ends of s[0..n), written to ends[0..cap); returns how many there are (may be more than
+   cap, in which case only cap were written), or -1 for an unknown mode. */
 int64_t tl_split(int mode, const uint8_t *s, int64_t n, int64_t *ends, int64_t cap);
+
+/* ---- bpe.c: chunk counting (the twin of tokenizers.patterns.chunk_counts) ---------------------- */
+
+typedef struct tl_strtab tl_chunks;   /* distinct byte strings, each with a count */
+
+tl_chunks *tl_chunks_new(void);
+void tl_chunks_free(tl_chunks *c);
+/* add `count` occurrences of p[0..len); 0, or -1 when out of memory */
+int tl_chunks_add(tl_chunks *c, const uint8_t *p, int64_t len, int64_t count);
+/* cut s[0..n) with `mode` and count every chunk; the number of chunks, or -1 */
+int64_t tl_chunks_count_text(tl_chunks *c, int mode, const uint8_t *s, int64_t n);
+int64_t tl_chunks_distinct(const tl_chunks *c);
+int64_t tl_chunks_total(const tl_chunks *c);
+int64_t tl_chunks_tokens(const tl_chunks *c);
+/* chunk k: its length; with buf != NULL its bytes are copied there and its count to *count */
+int64_t tl_chunks_get(const tl_chunks *c, int64_t k, uint8_t *buf, int64_t *count);
+
+/* ---- bpe.c: training (the twin of tokenizers.bpe_fast.train_fast) ----------------------------- */
+
+typedef int (*tl_progress_fn)(int64_t done, int64_t total);
+
+/* Learn up to num_merges merges from the distinct chunks in c; see bpe.c. Returns the number made,
+   or -1 (memory). */
+int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t *out_b,
+                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every);
+
+/* ---- bpe.c: encoding (the twin of BPETokenizer.encode_ordinary_python) ------------------------ */
+
+typedef struct tl_encoder tl_encoder;
+
+/* by_ranks: 0 = merges (pa[i], pb[i]) -> pnew[i]; 1 = tiktoken's byte-rank form of the same rule.
+   shortcut: 1 = a chunk that is itself a token becomes that token. The ntok tokens' bytes are
+   tok_bytes[tok_start[t] .. tok_start[t + 1]) with ids tok_id[t]. NULL when out of memory. */
+tl_encoder *tl_encoder_new(int by_ranks, int shortcut, const int32_t *byte_ids, const int32_t *pa,
+                           const int32_t *pb, const int32_t *pnew, int64_t npairs, const uint8_t *tok_bytes,
+                           const int64_t *tok_start, const int32_t *tok_id, int64_t ntok);
+void tl_encoder_free(tl_encoder *e);
+/* encode s[0..n) cut with `mode`; out must hold n ids. The number of ids, or -1. */
+int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out);
 
 #endif

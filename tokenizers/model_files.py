@@ -1,0 +1,146 @@
+"""The file formats of a byte-level BPE model, read and written without the tokenizer class (so
+that BPETokenizer.save/load and bpe_io can both use them without importing each other).
+
+minbpe's `.model` format:
+
+    minbpe v1
+    <split pattern, or an empty line for none>
+    <number of special tokens>
+    <special> <id>          one line per special token
+    <left id> <right id>    one line per merge, in rank order; the i-th merge makes id 256 + i
+
+plus a `.vocab` file for people only (each token rendered, with its parents), never read back.
+
+tiktoken's format: a `.tiktoken` file (base64(token bytes) rank, one per line) with a `.json` file
+for the pattern and special tokens, so that `tiktoken.Encoding` can load a model trained here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .merges import Merges
+from .text import printable_bytes
+
+MAGIC = "minbpe v1"
+
+
+class ModelFormatError(ValueError):
+    pass
+
+
+def render_bytes(b: bytes) -> str:
+    """A printable rendering of token bytes for the .vocab file (control characters escaped)."""
+    return printable_bytes(b, marks=False)
+
+
+def model_text(tok) -> str:
+    if tok.byte_ids != list(range(256)):
+        raise ValueError("The .model format needs the 256 single bytes as ids 0-255 (tokenizers trained here); "
+                         "this vocabulary numbers them otherwise (OpenAI's do): export it to .tiktoken.")
+    lines = [MAGIC, tok.pattern or "", str(len(tok.special_tokens))]
+    lines += [f"{s} {i}" for s, i in tok.special_tokens.items()]
+    lines += [f"{a} {b}" for (a, b), _ in tok.merges.ordered()]
+    return "\n".join(lines) + "\n"
+
+
+def vocab_text(tok) -> str:
+    out = []
+    for i, b in sorted(tok.vocab.items()):
+        parents = tok.merge_parents(i)
+        if parents:
+            a, c = parents
+            out.append(f"[{render_bytes(tok.vocab[a])}][{render_bytes(tok.vocab[c])}] -> [{render_bytes(b)}] {i}")
+        else:
+            out.append(f"[{render_bytes(b)}] {i}")
+    return "\n".join(out) + "\n"
+
+
+@dataclass
+class ModelData:
+    pattern: str | None
+    special_tokens: dict[str, int]
+    merges: Merges
+    vocab: dict[int, bytes]
+
+
+def parse_model(text: str) -> ModelData:
+    """Parse a minbpe .model file's text; a malformed file raises ModelFormatError naming the line."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != MAGIC:
+        raise ModelFormatError(f"Not a minbpe model: the first line should be {MAGIC!r}.")
+    if len(lines) < 3:
+        raise ModelFormatError("The model file ends before its special-token count.")
+    try:
+        n_special = int(lines[2])
+    except ValueError:
+        raise ModelFormatError(f"Line 3 should be the number of special tokens, not {lines[2][:60]!r}.") from None
+    specials = {}
+    for k in range(n_special):
+        line = lines[3 + k] if 3 + k < len(lines) else ""
+        s, _, i = line.rpartition(" ")
+        if not s or not i.isdigit():
+            raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line[:60]!r}.")
+        specials[s] = int(i)
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = Merges()
+    idx = 256
+    for lineno, line in enumerate(lines[3 + n_special:], start=4 + n_special):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise ModelFormatError(f"Line {lineno} should be two token ids, not {line[:60]!r}.")
+        a, b = int(parts[0]), int(parts[1])
+        if a not in vocab or b not in vocab:
+            raise ModelFormatError(f"Line {lineno} merges id {a if a not in vocab else b}, "
+                                   f"which no earlier line defines.")
+        merges[(a, b)] = idx
+        vocab[idx] = vocab[a] + vocab[b]
+        idx += 1
+    return ModelData(lines[1] or None, specials, merges, vocab)
+
+
+def tiktoken_ranks(tok) -> dict[bytes, int]:
+    """bytes -> rank, as tiktoken wants. Needs byte-order base ids and distinct token bytes."""
+    if tok.byte_ids != list(range(256)):  # OpenAI's numbering: the ids are the ranks already
+        return {b: i for i, b in tok.vocab.items()}
+    ranks: dict[bytes, int] = {}
+    for i, b in sorted(tok.vocab.items()):
+        if b in ranks:
+            raise ValueError(f"Tokens {ranks[b]} and {i} have the same bytes {b!r}; the tiktoken format "
+                             f"needs distinct bytes per token.")
+        ranks[b] = i
+    return ranks
+
+
+def tiktoken_text(tok) -> str:
+    return "".join(f"{base64.b64encode(b).decode()} {r}\n"
+                   for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
+
+
+def tiktoken_meta(tok) -> str:
+    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
+    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
+                      indent=2, ensure_ascii=False)
+
+
+def export_tiktoken(tok, prefix: str | Path) -> tuple[Path, Path]:
+    """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens"})."""
+    prefix = Path(prefix)
+    ranks, meta = prefix.with_suffix(".tiktoken"), prefix.with_suffix(".json")
+    ranks.write_text(tiktoken_text(tok), encoding="ascii")
+    meta.write_text(tiktoken_meta(tok), encoding="utf-8")
+    return ranks, meta
+
+
+def to_tiktoken_encoding(tok):
+    """A tiktoken.Encoding with this tokenizer's vocabulary (tiktoken needs a pattern; for
+    'no split' the whole text is one chunk, which the pattern (?s:.+) expresses)."""
+    import tiktoken
+
+    return tiktoken.Encoding(name=tok.name, pat_str=tok.pattern or r"(?s:.+)",
+                             mergeable_ranks=tiktoken_ranks(tok), special_tokens=dict(tok.special_tokens))
