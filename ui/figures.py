@@ -144,6 +144,7 @@ def table_heatmap(table, metric_title: str, *, fmt: str = ".2f") -> go.Figure:
                                colorbar=dict(title=metric_title)))
     fig.update_layout(height=max(300, 26 * len(table.index) + 120), margin=dict(l=10, r=10, t=30, b=10))
     fig.update_yaxes(autorange="reversed")
+    return fig
 
 
 # -- SentencePiece --------------------------------------------------------------------------------
