@@ -137,6 +137,15 @@ def _merge_by_pairs(ids: list[int], merges) -> list[int]:
     return ids
 
 
+class _SparseDecoder(dict):
+    """id -> bytes for vocabularies whose ids leave big gaps; None for an unused id, like the list."""
+
+    def __missing__(self, token_id):
+        if not isinstance(token_id, int):
+            raise TypeError(token_id)
+        return None
+
+
 class _ChunkCache(dict):
     """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big)."""
 
@@ -267,11 +276,15 @@ class BPETokenizer(Tokenizer):
             # ids). Its second half is None, as are unused ids, so that a negative id (which a list
             # would take from the end) and a hole both fail the join instead of decoding quietly
             n = self.vocab_size
-            table = [None] * (2 * n)
-            for i, b in self.vocab.items():
-                table[i] = b
-            for s, i in self.special_tokens.items():
-                table[i] = s.encode("utf-8")
+            used = len(self.vocab) + len(self.special_tokens)
+            if n > 4 * used + 4096:  # ids spread far apart (an uploaded model): a dict, not a huge list
+                table = _SparseDecoder({**self.vocab, **{i: s.encode("utf-8") for s, i in self.special_tokens.items()}})
+            else:
+                table = [None] * (2 * n)
+                for i, b in self.vocab.items():
+                    table[i] = b
+                for s, i in self.special_tokens.items():
+                    table[i] = s.encode("utf-8")
             self._decoder = table
         try:
             return b"".join(map(table.__getitem__, ids))

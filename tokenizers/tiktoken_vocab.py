@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from .base import VocabularyMissingError
+from .patterns import trust_pattern
 from .provision import cache_path, encoding_status, missing_message, tiktoken_pins, use_project_cache
 
 _params: dict[str, dict] = {}
@@ -43,6 +44,7 @@ def encoding_params(name: str) -> dict:
                           for url, s in encoding_status(name).items()}
                 bad = ", ".join(f"{url.rsplit('/', 1)[-1]} {s}" for url, s in status.items() if s != "ok")
                 raise VocabularyMissingError(missing_message(name, bad or str(e))) from e
+            trust_pattern(got["pat_str"])
             _params[name] = got
         return got
 
