@@ -144,6 +144,15 @@ def _merge_by_pairs(ids: list[int], merges) -> list[int]:
     return ids
 
 
+class _SparseDecoder(dict):
+    """id -> bytes for vocabularies whose ids leave big gaps; None for an unused id, like the list."""
+
+    def __missing__(self, token_id):
+        if not isinstance(token_id, int):
+            raise TypeError(token_id)
+        return None
+
+
 class _ChunkCache(dict):
     """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big)."""
 
@@ -176,9 +185,8 @@ class BPETokenizer(Tokenizer):
     normalizer = None      # text -> text before splitting (tokenizers.normalizers), or None
     pre_tokenizer = None   # splits instead of `pattern` (tokenizers.pretokenizers), or None
     added_tokens: tuple = ()  # AddedToken(s) matched before splitting (Hugging Face files), or ()
-    split_timeout = None   # seconds a split may take (uploaded patterns), or None
     _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut",
-              "normalizer", "pre_tokenizer", "added_tokens", "split_timeout")
+              "normalizer", "pre_tokenizer", "added_tokens")
 
     def __init__(self, pattern: str | None = "gpt4", *, name: str = "custom_bpe"):
         self.name = name
@@ -236,7 +244,7 @@ class BPETokenizer(Tokenizer):
         """Rebuild what is derived from the model's data; call after changing it."""
         if not isinstance(self.merges, Merges):
             self.merges = Merges(self.merges)
-        self._compiled = compile_pattern(self.pattern, timeout=self.split_timeout)
+        self._compiled = compile_pattern(self.pattern)
         single = {b[0]: i for i, b in self.vocab.items() if len(b) == 1}
         if len(single) != 256:
             missing = sorted(set(range(256)) - set(single))[:8]
@@ -293,13 +301,19 @@ class BPETokenizer(Tokenizer):
             # ids). Its second half is None, as are unused ids, so that a negative id (which a list
             # would take from the end) and a hole both fail the join instead of decoding quietly
             n = self.vocab_size
-            table = [None] * (2 * n)
-            for i, b in self.vocab.items():
-                table[i] = b
-            for i, s in self._special_of_id.items():
-                table[i] = s.encode("utf-8")
-            for i, s in self._added_of_id.items():
-                table[i] = s.encode("utf-8")
+            used = len(self.vocab) + len(self.special_tokens) + len(self._added_of_id)
+            if n > 4 * used + 4096:  # ids spread far apart (an uploaded model): a dict, not a huge list
+                table = _SparseDecoder({**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
+                                        **{i: s.encode("utf-8") for i, s in self._special_of_id.items()},
+                                        **self.vocab})
+            else:
+                table = [None] * (2 * n)
+                for i, b in self.vocab.items():
+                    table[i] = b
+                for i, s in self._special_of_id.items():
+                    table[i] = s.encode("utf-8")
+                for i, s in self._added_of_id.items():
+                    table[i] = s.encode("utf-8")
             self._decoder = table
         try:
             return b"".join(map(table.__getitem__, ids))

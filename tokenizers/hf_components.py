@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .added_tokens import AddedToken
-from .patterns import GPT2_PATTERN, PatternError, compile_pattern
+from .patterns import GPT2_PATTERN, PatternError, compile_pattern, trust_pattern
 from . import normalizers as nz
 from . import pretokenizers as pt
 
@@ -44,11 +44,12 @@ class Limits:
     max_token_chars: int = 4_096
     max_added: int = 100_000
     max_pattern_chars: int = 10_000
-    split_timeout: float | None = None  # seconds a file's regex may spend on one search
+    trusted: bool = False  # the file's patterns run with no time limit (the vendors' own files only)
 
 
 LIMITS = Limits()
-UPLOAD_LIMITS = Limits(split_timeout=10.0)
+UPLOAD_LIMITS = Limits()
+VENDOR_LIMITS = Limits(trusted=True)
 
 
 def byte_chars() -> dict[int, str]:
@@ -81,6 +82,8 @@ def _pattern(spec, where: str, limits: Limits) -> str:
         return regex.escape(value, special_only=True)
     if kind == "Regex":
         value = pt.onig_compatible(value)
+        if limits.trusted:
+            trust_pattern(value)
         try:
             compile_pattern(value)
         except PatternError as e:
@@ -136,7 +139,7 @@ def read_pre_tokenizer(spec, limits: Limits = LIMITS):
         if behaviour not in pt.BEHAVIOURS:
             raise UnsupportedComponent("pre_tokenizer Split behavior", str(behaviour))
         return pt.Split(_pattern(spec.get("pattern"), "pre_tokenizer Split", limits), behaviour,
-                        bool(spec.get("invert", False)), limits.split_timeout)
+                        bool(spec.get("invert", False)))
     if t == "Digits":
         return pt.Digits(bool(spec.get("individual_digits", False)))
     if t == "Metaspace":

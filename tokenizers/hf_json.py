@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 
-from .hf_components import (LIMITS, SUPPORTED, UPLOAD_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
+from .hf_components import (LIMITS, SUPPORTED, UPLOAD_LIMITS, VENDOR_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
                             _added, _as_pattern, _is_byte_level, _steps, byte_chars, read_normalizer,
                             read_pre_tokenizer)
 from .merges import Merges
@@ -164,9 +164,6 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
                 normalizer=normalizer, pre_tokenizer=None if one_regex else pre,
                 added_tokens=added if any(not t.special or t.lstrip or t.rstrip or t.single_word or t.normalized
                                           for t in added) else ())
-            if limits.split_timeout:
-                tok.split_timeout = limits.split_timeout
-                tok._reset_caches()
             tok.title = title
             return tok
     ranked = {}
@@ -181,4 +178,4 @@ def load_vendor_json(key: str, title: str):
     """A provisioned vendor tokenizer.json (deepseek_v3, claude_legacy) from the registry."""
     from .provision import vendor_file
 
-    return read_tokenizer_json(vendor_file(key).read_bytes(), name=key, title=title)
+    return read_tokenizer_json(vendor_file(key).read_bytes(), name=key, title=title, limits=VENDOR_LIMITS)

@@ -26,6 +26,9 @@ from .merges import Merges
 from .text import printable_bytes
 
 MAGIC = "minbpe v1"
+MAX_MERGES = 1_000_000       # merges a .model file may hold (GPT-4's vocabulary has 100,000)
+MAX_SPECIALS = 10_000
+MAX_ID_GAP = 1_000_000       # how far past the last merge a special token's id may be
 
 
 class ModelFormatError(ValueError):
@@ -78,11 +81,16 @@ def parse_model(text: str) -> ModelData:
         n_special = int(lines[2])
     except ValueError:
         raise ModelFormatError(f"Line 3 should be the number of special tokens, not {lines[2][:60]!r}.") from None
+    if not 0 <= n_special <= MAX_SPECIALS:
+        raise ModelFormatError(f"Line 3 says {n_special:,} special tokens; a model here may have 0 to {MAX_SPECIALS:,}.")
+    if len(lines) - 3 - n_special > MAX_MERGES + 1:
+        raise ModelFormatError(f"The file holds about {len(lines) - 3 - n_special:,} merges; a model here may have at "
+                               f"most {MAX_MERGES:,}.")
     specials = {}
     for k in range(n_special):
         line = lines[3 + k] if 3 + k < len(lines) else ""
         s, _, i = line.rpartition(" ")
-        if not s or not i.isdigit():
+        if not s or not i.isdigit() or len(i) > 12:
             raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line[:60]!r}.")
         specials[s] = int(i)
     vocab = {i: bytes([i]) for i in range(256)}
@@ -101,6 +109,15 @@ def parse_model(text: str) -> ModelData:
         merges[(a, b)] = idx
         vocab[idx] = vocab[a] + vocab[b]
         idx += 1
+    for s, i in specials.items():
+        if i in vocab:
+            raise ModelFormatError(f"The special token {s[:40]!r} has id {i}, which a merge already made; "
+                                   f"special tokens need ids from {idx} on.")
+        if i > idx + MAX_ID_GAP:
+            raise ModelFormatError(f"The special token {s[:40]!r} has id {i:,}, far beyond the {idx:,} ids of the "
+                                   f"vocabulary (at most {MAX_ID_GAP:,} past it).")
+    if len(set(specials.values())) != len(specials):
+        raise ModelFormatError("Two special tokens share one id.")
     return ModelData(lines[1] or None, specials, merges, vocab)
 
 

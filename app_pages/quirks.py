@@ -1,0 +1,445 @@
+"""Quirks: why a model can't spell, add or count, shown live on editable examples; and the evidence
+read from the vocabularies themselves (numbers, unreachable and partial tokens, rare long tokens)."""
+
+from urllib.parse import quote, urlencode
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of
+from tokenizers import REGISTRY, Tokenizer, default_tokenizers
+from tokenizers import vocab_audit
+from tokenizers.text import clean_text
+from ui.figures import number_heatmap
+from ui.formatting import escape_markdown, hexbytes, render_token
+from ui.quirks import CARDS, EGGS, FORMATS, Card
+from ui.spans import LEGEND, render_small_header, render_spans
+
+K = "quirks_"
+MAX_SPAN_TOKENS = 1500   # tokens drawn per tokenizer and text (counts cover the whole text)
+LINK_LIMIT = 2000        # Compare keeps texts up to this long in its link
+MAX_ROWS = 500           # rows shown in the audit's lists
+TABS = ["Gallery", "Numbers", "Vocabulary audit", "Rare long tokens"]
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+def kept(key: str, default):
+    """Give a widget its value back after runs in which it was not drawn (another tab was open):
+    Streamlit forgets the state of widgets that a run does not draw."""
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(f"{key}__kept", default)
+
+
+def keep(key: str) -> None:
+    st.session_state[f"{key}__kept"] = st.session_state[key]
+
+
+CACHE_CHARS = 4_000_000  # characters of (distinct) text whose tokens a visit keeps
+
+
+def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
+    """Tokenize, remembering results for this visit (a rerun re-draws every card), within a bound
+    on the characters kept."""
+    cache = st.session_state.setdefault(f"{K}results", {})
+    key = (name, id(tok), text, parse)
+    if key not in cache:
+        if sum(map(len, {k[2] for k in cache} | {text})) > CACHE_CHARS or len(cache) > 256:
+            cache.clear()
+        cache[key] = (tok.tokenize(text, allowed_special="all") if parse
+                      else tok.tokenize(text, disallowed_special=()))
+    return cache[key]
+
+
+def compare_link(text: str, names: list[str], special: bool = False) -> str | None:
+    """A link that opens `text` on Compare (a new tab, so a new visit reads the link), or None when
+    the text is too long for a link. Tokenizers trained in this visit do not exist there."""
+    shared = [n for n in names if n in REGISTRY] or default_tokenizers()
+    if len(text) > LINK_LIMIT:
+        return None
+    q = {"text": text, "tokenizers": ",".join(shared)}
+    if special:
+        q["special"] = "1"
+    return "./?" + urlencode(q, quote_via=quote)
+
+
+def link_button(label: str, text: str, names: list[str], key: str, special: bool = False) -> None:
+    url = compare_link(text, names, special)
+    if url is None:
+        st.button(label, key=key, disabled=True,
+                  help=f"Texts over {LINK_LIMIT:,} characters do not fit in a link; paste it on Compare.")
+    else:
+        st.link_button(label, url, key=key, icon="🔍", help="Opens this text on the Compare page, in a new tab"
+                       + (", with special tokens parsed." if special else "."))
+
+
+def label_of(tok: Tokenizer, i: int) -> str:
+    return tok.piece_of(i) or render_token(tok.token_bytes(i))
+
+
+def draw_tokens(name: str, tok: Tokenizer, text: str, title: str, parse: bool = False, flip: bool = False,
+                versus: int = 0, whitespace: bool = False) -> None:
+    """One tokenizer's count and spans for one text; `versus`: text A's count, for B's ratio."""
+    toks = tokens_of(name, tok, text, parse)
+    note = f"{len(toks) / versus:.2f}× A ({len(toks) - versus:+,})" if versus else ""
+    body = render_small_header(name, title, len(toks), len(text), note)
+    if toks:
+        body += render_spans(text, toks[:MAX_SPAN_TOKENS], rank_of=tok.merge_rank, flip_tips=flip,
+                             whitespace=whitespace or st.session_state.get(f"{K}ws", False))
+    st.html(body)
+    if len(toks) > MAX_SPAN_TOKENS:
+        st.caption(f"The first {MAX_SPAN_TOKENS:,} of {len(toks):,} tokens are drawn; the count covers all.")
+
+
+def text_height(*texts: str) -> int:
+    lines = max(t.count("\n") + 1 for t in texts)
+    return max(68, min(320, 26 * lines + 20))
+
+
+# -- the gallery -------------------------------------------------------------------------------------
+def load_preset(card: Card) -> None:
+    k = f"{K}{card.key}"
+    label = st.session_state[f"{k}_preset"]
+    if label is None:
+        return
+    p = next(p for p in card.presets if p.label == label)
+    for suffix, value in (("_a", p.a), ("_b", p.b or ""), ("_two", p.b is not None)):
+        st.session_state[k + suffix] = st.session_state[f"{k}{suffix}__kept"] = value
+    st.session_state[f"{k}_preset"] = None  # back to the placeholder: the text is the visitor's now
+
+
+def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
+    if card.extra == "variants":
+        rows = []
+        for n in names:
+            row = {"tokenizer": title_of(n)}
+            for v in card.variants:
+                ids = tokens_of(n, toks[n], v).ids
+                row[v] = " ".join(label_of(toks[n], i) for i in ids) + "  —  " + " ".join(map(str, ids))
+            rows.append(row)
+        st.markdown("**The four spellings, token by token** (pieces, then their ids)")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_variants")
+    elif card.extra == "formats":
+        rows = [{"format": f, "characters": len(t), **{title_of(n): len(tokens_of(n, toks[n], t)) for n in names}}
+                for f, t in FORMATS.items()]
+        st.markdown("**The same three records in every format** (tokens)")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_formats")
+    elif card.extra == "glitch":
+        rows = []
+        for s in vocab_audit.GPT2_GLITCH_TOKENS:
+            row = {"string": repr(s)}
+            for n in names:
+                ids = tokens_of(n, toks[n], s).ids
+                row[title_of(n)] = f"1 token: {ids[0]}" if len(ids) == 1 else f"{len(ids)} tokens"
+            rows.append(row)
+        st.markdown("**Published GPT-2 glitch tokens** (Rumbelow & Watkins, 2023), in each tokenizer")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_glitch", height=250)
+
+
+def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
+    k = f"{K}{card.key}"
+    first = card.presets[0]
+    special = card.extra == "special"
+    ws = card.whitespace
+    kept(f"{k}_a", first.a)
+    kept(f"{k}_b", first.b or "")
+    kept(f"{k}_two", first.b is not None)
+    with st.container(border=True, key=f"{k}_card"):
+        st.subheader(card.title, anchor=card.key)
+        st.markdown(card.body)
+        c1, c2 = st.columns([2, 1])
+        c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
+                     key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
+        two = c2.toggle("Text B beside it", key=f"{k}_two")
+        keep(f"{k}_two")
+        replaced = clean_state_text(f"{k}_a") + clean_state_text(f"{k}_b")
+        height = text_height(st.session_state[f"{k}_a"], st.session_state[f"{k}_b"] if two else "")
+        cols = st.columns(2) if two else [st.container()]
+        a = cols[0].text_area("Text A" if two else "Text", key=f"{k}_a", height=height)
+        keep(f"{k}_a")
+        b = ""
+        if two:
+            b = cols[1].text_area("Text B", key=f"{k}_b", height=height)
+            keep(f"{k}_b")
+        if replaced:
+            st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
+        a, b = clean_text(a)[0], clean_text(b)[0]
+        if not a and not (two and b):
+            st.info("Type a text above, or load an example.")
+        elif special:  # each text as text (left) and parsed (right)
+            for label, text in [("A", a), ("B", b)] if two else [("", a)]:
+                if label:
+                    st.markdown(f"**Text {label}**")
+                for name in names:
+                    c_text, c_parsed = st.columns(2)
+                    with c_text:
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · as text", whitespace=ws)
+                    with c_parsed:
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · parsed", parse=True, flip=True,
+                                    whitespace=ws)
+                        if toks[name].kind == "sentencepiece":
+                            st.caption("SentencePiece never parses special tokens from text.")
+        elif two:
+            for name in names:
+                c_a, c_b = st.columns(2)
+                na = len(tokens_of(name, toks[name], a))
+                with c_a:
+                    draw_tokens(name, toks[name], a, f"{title_of(name)} · A", whitespace=ws)
+                with c_b:
+                    draw_tokens(name, toks[name], b, f"{title_of(name)} · B", flip=True, versus=na, whitespace=ws)
+        else:
+            for row in range(0, len(names), 2):
+                cols = st.columns(2)
+                for j, name in enumerate(names[row:row + 2]):
+                    with cols[j]:
+                        draw_tokens(name, toks[name], a, title_of(name), flip=j == 1, whitespace=ws)
+        extra_table(card, names, toks)
+        if special:
+            buttons = [(f"Compare {x}{how}", t, f"_open_{x.strip().lower() or 'a'}_{how}", how == "parsed")
+                       for x, t in ([("A ", a), ("B ", b)] if two else [("", a)]) for how in ("as text", "parsed")]
+        else:
+            buttons = [("Open A on Compare" if two else "Open on Compare", a, "_open_a", False)]
+            buttons += [("Open B on Compare", b, "_open_b", False)] if two else []
+        for col, (label, text, suffix, parsed) in zip(st.columns(4), buttons):
+            with col:
+                link_button(label, text, names, k + suffix.replace(" ", "_"), special=parsed)
+
+
+# -- evidence ------------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner="Auditing the vocabulary…")
+def registry_audit(name: str) -> dict:
+    return vocab_audit.audit(name)
+
+
+def per_visit(kind: str, name: str, tok: Tokenizer, compute):
+    """Evidence about a visitor's own tokenizer, kept for the visit (until it is replaced)."""
+    cache = st.session_state.setdefault(f"{K}own_{kind}", {})
+    if cache.get(name, (None,))[0] is not tok:
+        cache[name] = (tok, compute())
+    return cache[name][1]
+
+
+def audit_of(name: str, tok: Tokenizer) -> dict:
+    if name in REGISTRY:
+        return registry_audit(name)
+    return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
+
+
+def _numbers(tok: Tokenizer) -> tuple[list[int], list[str]]:
+    ids = vocab_audit.number_tokens(tok)
+    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids]
+
+
+@st.cache_data(max_entries=16, show_spinner="Tokenizing the numbers 0–9999…")
+def registry_numbers(name: str) -> tuple[list[int], list[str]]:
+    return _numbers(load_tokenizer(name))
+
+
+def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str]]:
+    return registry_numbers(name) if name in REGISTRY else per_visit("numbers", name, tok, lambda: _numbers(tok))
+
+
+def sample_texts() -> list[str]:
+    """The texts this app ships: Compare's presets, the Quirks examples (but not the glitch card's,
+    which holds the glitch strings on purpose), the Languages page's parallel text and programs,
+    and the built-in docstring corpus of the BPE Lab."""
+    from tokenizers.corpus import stdlib_docstrings
+    from tokenizers.parallel import language_texts, program_texts
+    from ui.examples import EXAMPLES
+
+    texts = list(EXAMPLES.values()) + list(FORMATS.values()) + list(EGGS)
+    texts += [t for c in CARDS if c.key != "glitch" for p in c.presets for t in (p.a, p.b) if t]
+    return texts + list(language_texts().values()) + list(program_texts().values()) + [stdlib_docstrings()]
+
+
+@st.cache_data(max_entries=16, show_spinner="Encoding the app's sample texts…")
+def registry_unused(name: str, limit: int) -> list[int]:
+    return vocab_audit.unused_long_tokens(load_tokenizer(name), sample_texts(), limit)
+
+
+def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
+    st.markdown(
+        "How many tokens does each whole number from 0 to 9999 take, written alone? Each square is one number "
+        "(row: the hundreds, column: the last two digits); hover to see how it was cut. **cl100k_base** and "
+        "**o200k_base** split every run of digits into groups of at most three, from the left, and hold a token "
+        "for every string of one to three digits (10 + 100 + 1,000 = 1,110 tokens), so 0–999 is one token and "
+        "1000–9999 two (`127|5`): the last digit stands alone and the groups do not follow thousands. **GPT-2** "
+        "learned number tokens by frequency, with no digit rule: common numbers (years, round numbers) are one "
+        "token and others are cut wherever its merges happen to fall, so the pattern is ragged. **Mistral's "
+        "SentencePiece** model is trained with `split_digits`: every digit is its own token (plus the "
+        "word-start piece `▁` that SentencePiece puts before a text), so a number costs one token per digit and "
+        "place value is always visible. A model doing arithmetic works on these pieces, not on digits.")
+    rows = []
+    for name in names:
+        counts, _ = numbers_of(name, toks[name])
+        digits = audit_of(name, toks[name])["all_digit"]
+        longest = max((len(toks[name].token_bytes(i)) for i in digits), default=0)
+        row = {"tokenizer": title_of(name), "all-digit tokens": len(digits), "longest all-digit token": longest,
+               "mean tokens per number": round(sum(counts) / len(counts), 3)}
+        for k in (1, 2, 3, 4):
+            row[f"{k} token{'s' if k > 1 else ''}"] = sum(1 for c in counts if c == k)
+        row["5+ tokens"] = sum(1 for c in counts if c >= 5)
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}numbers_table")
+    st.caption("All-digit tokens: tokens whose bytes are only ASCII digits 0–9. The count columns say how many of "
+               "the 10,000 numbers take that many tokens.")
+    for row in range(0, len(names), 2):
+        cols = st.columns(2)
+        for j, name in enumerate(names[row:row + 2]):
+            counts, splits = numbers_of(name, toks[name])
+            cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name)), key=f"{K}heat_{name}")
+
+
+AUDIT_LISTS = {"Unreachable": "unreachable", "Partial UTF-8": "partial_utf8", "All-digit": "all_digit",
+               "Not checked": "not_checked"}
+
+
+def audit_rows(tok: Tokenizer, ids: list[int], query: str, what: str) -> list[dict]:
+    q = query.strip()
+    q_hex = q.replace(" ", "").upper()
+    rows = []
+    for i in ids:
+        b = tok.token_bytes(i)
+        text = label_of(tok, i)
+        if q and not (q == str(i) or q in text or q in b.decode("utf-8", "replace")
+                      or (len(q_hex) >= 2 and q_hex in b.hex().upper())):
+            continue
+        row = {"id": i, "token": text, "bytes_hex": hexbytes(b), "bytes": len(b)}
+        if what == "unreachable":
+            again = vocab_audit.reencode(tok, i) or []
+            row["its text encodes to"] = (" ".join(label_of(tok, j) for j in again) + "  —  "
+                                          + " ".join(map(str, again)))
+            chunks = vocab_audit.pattern_chunks(tok, i)
+            if chunks is not None:
+                row["split pattern's chunks"] = " | ".join(render_token(c.encode("utf-8")) for c in chunks)
+        rows.append(row)
+        if len(rows) >= MAX_ROWS:
+            break
+    return rows
+
+
+def draw_audit(names: list[str], toks: dict[str, Tokenizer]) -> None:
+    st.markdown(
+        "Every token of each vocabulary, checked with the library's public API "
+        "(`tokenizers.vocab_audit.audit`):\n"
+        "- **Unreachable**: the token's bytes are valid UTF-8, yet encoding that text gives other tokens "
+        "(`encode_ordinary(decode_bytes([t])) != [t]`). Ordinary encoding never produces it, so a model trained "
+        "on encoded text never saw it as input and its embedding stayed untrained; the model could still emit "
+        "it. Special tokens are left out.\n"
+        "- **Partial UTF-8**: the token's bytes are not valid UTF-8 on their own: a piece of a character, such "
+        "as the 128 single bytes 0x80–0xFF or two of an emoji's four bytes. It only ever appears next to the "
+        "other pieces of its character.\n"
+        "- **All-digit**: only ASCII digits.\n\n"
+        "SentencePiece puts a word-start `▁` before every text, so for it a word-start piece is checked by "
+        "encoding its text without the leading space, and pieces from inside a word (which only follow other "
+        "text) are listed as **not checked**. Mistral's unreachable pieces are byte-fallback pieces (`<0x41>`) "
+        "for characters that have a piece of their own, so the fallback is never needed for them.")
+    rows = []
+    for name in names:
+        r = audit_of(name, toks[name])
+        rows.append({"tokenizer": title_of(name), "ordinary tokens": r["ordinary"], "special": r["special"],
+                     "unreachable": len(r["unreachable"]), "partial UTF-8": len(r["partial_utf8"]),
+                     "all-digit": len(r["all_digit"]), "not checked": len(r["not_checked"]),
+                     "audit time (s)": round(r["seconds"], 3)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}audit_table")
+    st.caption("Audit time: measured once per server (the result is kept), on this machine.")
+    c1, c2, c3 = st.columns([1, 1, 2])
+    if st.session_state.get(f"{K}audit_tok") not in names:  # o200k_base has unreachable tokens to show
+        st.session_state[f"{K}audit_tok"] = "o200k_base" if "o200k_base" in names else names[0]
+    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}audit_tok")
+    kind = c2.selectbox("List", list(AUDIT_LISTS), key=f"{K}audit_list")
+    query = c3.text_input("Search by id, text or hex bytes", key=f"{K}audit_q", placeholder="3914, //, E4 BA")
+    what = AUDIT_LISTS[kind]
+    ids = audit_of(name, toks[name])[what]
+    shown = audit_rows(toks[name], ids, query, what)
+    st.caption(f"{len(ids):,} {kind.lower()} token(s) in {escape_markdown(title_of(name))}; {len(shown):,} shown"
+               + (f" (at most {MAX_ROWS})" if len(shown) >= MAX_ROWS else "") + ".")
+    if what == "unreachable" and ids:
+        cut = [i for i in ids if len(vocab_audit.pattern_chunks(toks[name], i) or []) > 1]
+        if cut:
+            examples = (" (a newline before `//`, Chinese before Latin letters, a word before an apostrophe)"
+                        if name == "o200k_base" else "")
+            st.markdown(f"{len(cut):,} of these {len(ids):,} tokens span a cut that "
+                        f"{escape_markdown(title_of(name))}'s split pattern always makes{examples}: BPE never "
+                        "merges across the pattern's chunks, so encoding cannot build them. They must have been "
+                        "learned under a different split, or added directly.")
+    if shown:
+        st.dataframe(pd.DataFrame(shown), hide_index=True, key=f"{K}audit_rows")
+    elif not ids:
+        st.info(f"{escape_markdown(title_of(name))} has no {kind.lower()} tokens.")
+
+
+def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
+    st.markdown(
+        "A vocabulary is learned first, on one body of text; the model is trained afterwards, often on other "
+        "text. A token that was frequent in the first but rare in the second keeps an embedding that was "
+        "hardly trained, and the model behaves strangely when it meets it: these are the *glitch tokens*. "
+        "Below, the longest word-like tokens of each vocabulary that never occur in the app's own sample texts "
+        "(Compare's presets, these examples, the Languages page's parallel text and programs, and the BPE "
+        "Lab's built-in corpus of Python docstrings, about 400,000 characters). Absence from so small a sample "
+        "is weak evidence (plenty of ordinary long words are absent too); the published studies used the "
+        "models' own embedding weights, which this app does not have.")
+    c1, c2 = st.columns([1, 1])
+    if st.session_state.get(f"{K}rare_tok") not in names:
+        st.session_state[f"{K}rare_tok"] = "gpt2" if "gpt2" in names else names[0]
+    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}rare_tok")
+    limit = c2.select_slider("How many", [20, 50, 100, 200], value=50, key=f"{K}rare_n")
+    tok = toks[name]
+    if name in REGISTRY:
+        ids = registry_unused(name, limit)
+    else:
+        ids = per_visit(f"unused{limit}", name, tok, lambda: vocab_audit.unused_long_tokens(tok, sample_texts(), limit))
+    published = set(vocab_audit.GPT2_GLITCH_TOKENS)
+    rows = []
+    for i in ids:
+        text = tok.token_bytes(i).decode("utf-8")
+        rows.append({"id": i, "token": label_of(tok, i), "characters": len(text),
+                     "published GPT-2 glitch token": "yes" if tok.name == "gpt2" and text in published else ""})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}rare_rows")
+    st.markdown("**Published findings for GPT-2** (the same 50,257 tokens served GPT-2 and GPT-3). Sources:")
+    st.markdown("\n".join(f"- {s}" for s in vocab_audit.GLITCH_SOURCES))
+    if "gpt2" in toks:
+        g = toks["gpt2"]
+        found = set(ids) if name == "gpt2" else None
+        rows = []
+        for s in vocab_audit.GPT2_GLITCH_TOKENS:
+            i = g.encode_ordinary(s)[0]
+            rows.append({"string": repr(s), "GPT-2 id": i} if found is None else
+                        {"string": repr(s), "GPT-2 id": i, "among the candidates above": "yes" if i in found else ""})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}rare_published", height=300)
+
+
+# -- the page ----------------------------------------------------------------------------------------
+st.title("Quirks")
+st.caption("Why can't a model spell, reverse a string or add big numbers? Why does it stop at <|endoftext|>? "
+           "Each card answers with a live example you can edit; the tabs after the gallery compute the evidence "
+           "from the vocabularies themselves.")
+tabs = st.tabs(TABS, key=f"{K}tab", bind="query-params")
+with tabs[0]:
+    if tabs[0].open:
+        kept(f"{K}tokenizers", default_tokenizers())
+        st.session_state[f"{K}tokenizers"] = [n for n in st.session_state[f"{K}tokenizers"]
+                                              if n in all_tokenizer_names()]
+        names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers")
+        keep(f"{K}tokenizers")
+        toks = {n: t for n in names if (t := resolve(n)) is not None}
+        c1, c2 = st.columns([1, 3])
+        with c1:
+            kept(f"{K}ws", False)
+            st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵ in every card")
+            keep(f"{K}ws")
+        with c2:
+            st.html(LEGEND)
+        if not toks:
+            st.info("Pick at least one tokenizer.")
+        else:
+            st.markdown("Cards: " + " · ".join(f"[{c.title}](#{c.key})" for c in CARDS))
+            for card in CARDS:
+                draw_card(card, list(toks), toks)
+if not tabs[0].open:  # the evidence covers every vocabulary, this visitor's own ones included
+    every = {n: t for n in all_tokenizer_names() if (t := resolve(n)) is not None}
+    for tab, draw in zip(tabs[1:], (draw_numbers, draw_audit, draw_rare)):
+        with tab:
+            if tab.open:
+                st.caption("Computed over every tokenizer: "
+                           + ", ".join(escape_markdown(title_of(n)) for n in every) + ".")
+                draw(list(every), every)

@@ -1,0 +1,273 @@
+"""The Quirks and Languages pages through AppTest."""
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import TRICKY_TEXTS
+from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
+from tokenizers.parallel import LANGUAGES, PROGRAMS, as_tsv
+from ui.quirks import CARDS
+
+Q, L = "quirks_", "languages_"
+
+
+def page(path: str, **state) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=180)
+    at.run()
+    at.switch_page(path)
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception
+    return at
+
+
+def quirks(**state) -> AppTest:
+    at = page("app_pages/quirks.py", **state)
+    assert [t.value for t in at.title] == ["Quirks"]
+    return at
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception
+    return at
+
+
+def counts(at: AppTest) -> list[tuple[str, str, int]]:
+    """(tokenizer, header title, count) of every rendered panel, in order."""
+    out = []
+    for h in at.get("html"):
+        for m in re.finditer(r'data-tokenizer="([^"]+)".*?<b style="color:#111827">([^<]*)</b> · '
+                             r'<b class="tl-count">([\d,]+)<', h.proto.body, re.S):
+            out.append((m.group(1), m.group(2), int(m.group(3).replace(",", ""))))
+    return out
+
+
+def links(at: AppTest) -> list[tuple[str, str]]:
+    return [(b.proto.label, b.proto.url) for b in at.get("link_button")]
+
+
+def test_gallery_draws_every_card_with_live_counts():
+    at = quirks()
+    assert [s.value for s in at.subheader] == [c.title for c in CARDS]
+    panels = counts(at)
+    names = default_tokenizers()
+    # the spelling card comes first: A is ".DefaultCellStyle", B the spaced letters
+    first = [(n, c) for n, t, c in panels[:2 * len(names)]]
+    assert first[:2] == [("custom_bpe", len(get_tokenizer("custom_bpe").encode_ordinary(".DefaultCellStyle"))),
+                         ("custom_bpe", 17)]
+    assert ("cl100k_base", 1) in first
+    for name, title, n in panels:
+        assert name in names
+    urls = [u for _, u in links(at)]
+    q = parse_qs(urlsplit(urls[0]).query)
+    assert urlsplit(urls[0]).path == "./" and q["text"] == [".DefaultCellStyle"]
+    assert q["tokenizers"] == [",".join(names)]
+    assert any(parse_qs(urlsplit(u).query).get("special") == ["1"] for u in urls)
+
+
+def test_special_card_parses_on_the_right_only():
+    at = quirks()
+    special = [h.proto.body for h in at.get("html") if "· parsed" in h.proto.body or "· as text" in h.proto.body]
+    parsed = [b for b in special if "· parsed" in b and "tl-tok tl-special" in b]
+    as_text = [b for b in special if "· as text" in b and "tl-tok tl-special" in b]
+    assert len(parsed) == 3 and not as_text  # every byte-level BPE parses it; SentencePiece never does
+    at.selectbox(key=f"{Q}special_preset").set_value("Injected into a prompt")
+    rerun(at)
+    assert at.toggle(key=f"{Q}special_two").value
+    assert [b.proto.label for b in at.get("link_button") if "parsed" in b.proto.label] == [
+        "Compare A parsed", "Compare B parsed"]
+    assert any('data-ids="100276"' in h.proto.body and "cl100k_base (GPT-4) · parsed" in h.proto.body
+               for h in at.get("html"))
+
+
+def test_presets_toggle_and_edits():
+    at = quirks()
+    at.selectbox(key=f"{Q}unicode_preset").set_value("Precomposed (NFC) vs combining accents (NFD)")
+    rerun(at)
+    a, b = at.text_area(key=f"{Q}unicode_a").value, at.text_area(key=f"{Q}unicode_b").value
+    assert a != b and len(b) > len(a) and at.selectbox(key=f"{Q}unicode_preset").value is None
+    at.selectbox(key=f"{Q}indentation_preset").set_value("The course's example")
+    rerun(at)
+    assert at.text_area(key=f"{Q}indentation_a").value == "    hello world!!!"
+    assert not at.toggle(key=f"{Q}indentation_two").value  # a one-text example switches B off
+    assert (("gpt2", "GPT-2", 6) in counts(at)) and (("cl100k_base", "cl100k_base (GPT-4)", 4) in counts(at))
+    at.toggle(key=f"{Q}pair_two").set_value(False)
+    at.text_area(key=f"{Q}pair_a").set_value("hello world")
+    rerun(at)
+    assert ("gpt2", "GPT-2", 2) in counts(at)
+
+
+def test_card_text_survives_a_visit_to_another_tab():
+    at = quirks()
+    at.text_area(key=f"{Q}pair_a").set_value("my own words")
+    at.multiselect(key=f"{Q}tokenizers").set_value(["gpt2"])
+    rerun(at)
+    at.session_state[f"{Q}tab"] = "Numbers"
+    rerun(at)
+    at.session_state[f"{Q}tab"] = "Gallery"
+    rerun(at)
+    assert at.text_area(key=f"{Q}pair_a").value == "my own words"
+    assert at.multiselect(key=f"{Q}tokenizers").value == ["gpt2"]
+    assert {n for n, _, _ in counts(at)} == {"gpt2"}
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS + ["x" * 50_000])
+def test_tricky_text_in_a_card(text):
+    at = quirks()
+    at.text_area(key=f"{Q}pair_a").set_value(text)
+    at.text_area(key=f"{Q}pair_b").set_value(text[::-1])
+    rerun(at)
+    assert at.text_area(key=f"{Q}pair_a").value == text
+    if text:
+        assert ("gpt2", "GPT-2 · A", len(get_tokenizer("gpt2").encode(text, disallowed_special=()))) in counts(at)
+    for h in at.get("html"):
+        assert "<script>" not in h.proto.body
+    if len(text) > 2000:
+        assert any(b.proto.disabled for b in at.button if b.key and b.key.startswith(f"{Q}pair_open"))
+
+
+def test_no_tokenizer_chosen():
+    at = quirks()
+    at.multiselect(key=f"{Q}tokenizers").set_value([])
+    rerun(at)
+    assert any("Pick at least one" in i.value for i in at.info)
+
+
+def test_numbers_tab():
+    at = quirks(**{f"{Q}tab": "Numbers"})
+    table = at.dataframe[0].value.set_index("tokenizer")
+    assert table.loc["cl100k_base (GPT-4)", "all-digit tokens"] == 1110
+    assert table.loc["o200k_base (GPT-4o)", "all-digit tokens"] == 1110
+    assert table.loc["cl100k_base (GPT-4)", "1 token"] == 1000
+    assert table.loc["Mistral 7B (SentencePiece)", "5+ tokens"] == 9000
+    assert len(at.get("plotly_chart")) == len(available_tokenizers())
+
+
+def test_audit_tab_lists_and_search():
+    at = quirks(**{f"{Q}tab": "Vocabulary audit"})
+    summary = at.dataframe[0].value.set_index("tokenizer")
+    assert summary.loc["cl100k_base (GPT-4)", "unreachable"] == 0
+    assert summary.loc["o200k_base (GPT-4o)", "unreachable"] == 12
+    rows = at.dataframe[1].value  # o200k_base's unreachable tokens by default
+    assert len(rows) == 12 and rows.loc[rows["id"] == 3914, "split pattern's chunks"].item() == "↵ | //"
+    assert any("span a cut" in m.value for m in at.markdown)
+    at.selectbox(key=f"{Q}audit_tok").set_value("gpt2")
+    at.selectbox(key=f"{Q}audit_list").set_value("Partial UTF-8")
+    at.text_input(key=f"{Q}audit_q").set_value("FF")
+    rerun(at)
+    found = at.dataframe[1].value
+    assert get_tokenizer("gpt2").encode_single_token(b"\xff") in set(found["id"])
+    assert all("FF" in h for h in found["bytes_hex"])
+    at.selectbox(key=f"{Q}audit_tok").set_value("cl100k_base")
+    at.selectbox(key=f"{Q}audit_list").set_value("Unreachable")
+    rerun(at)
+    assert any("no unreachable tokens" in i.value for i in at.info)
+
+
+def test_rare_tab_shows_gpt2_glitch_candidates():
+    at = quirks(**{f"{Q}tab": "Rare long tokens"})
+    cand = at.dataframe[0].value
+    assert cand["token"].iloc[0] == "rawdownloadcloneembedreportprint"
+    assert (cand["published GPT-2 glitch token"] == "yes").sum() >= 5
+    published = at.dataframe[1].value
+    assert published.loc[published["string"] == "' SolidGoldMagikarp'", "GPT-2 id"].item() == 43453
+    assert any("arXiv:2405.05417" in m.value for m in at.markdown)
+
+
+# -- Languages -------------------------------------------------------------------------------------
+def languages(**state) -> AppTest:
+    at = page("app_pages/languages.py", **state)
+    assert [t.value for t in at.title] == ["Languages & code"]
+    return at
+
+
+def test_languages_default_view():
+    at = languages()
+    table = at.dataframe[0].value
+    assert len(table) == len(LANGUAGES) and table.loc["eng", "premium:gpt2"] == 1.0
+    assert table.loc["hin", "tokens:cl100k_base"] == 190 and table.loc["hin", "tokens:o200k_base"] == 59
+    assert len(at.get("plotly_chart")) == 2
+    at.selectbox(key=f"{L}langs_metric").set_value("Bytes per token")
+    at.selectbox(key=f"{L}langs_order").set_value("by the first tokenizer's value")
+    at.selectbox(key=f"{L}ref").set_value("hin")
+    rerun(at)
+    assert at.dataframe[0].value.loc["hin", "premium:o200k_base"] == 1.0
+
+
+def test_languages_programs_tab():
+    at = languages(**{f"{L}tab": "Programs"})
+    table = at.dataframe[0].value
+    assert list(table.index) == list(PROGRAMS) and (table["premium:cl100k_base"].loc["python"] == 1.0)
+    assert any(c.language == "python" for c in at.code)
+
+
+def test_languages_upload_files_and_table():
+    at = languages(**{f"{L}tab": "Your corpus"})
+    assert any("No files yet" in i.value for i in at.info)
+    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"Good morning.\nThank you.\n", "text/plain"),
+                                                   ("kor.txt", "좋은 아침.\n감사합니다.\n".encode(), "text/plain"),
+                                                   ("[evil](x).txt", b"a", "text/plain")])
+    rerun(at)
+    table = at.dataframe[0].value
+    assert list(table.index) == ["eng", "kor"] and table.loc["eng", "premium:gpt2"] == 1.0
+    warnings = [w.value for w in at.warning]
+    assert any("Skipped" in w for w in warnings) and not any("[evil](x)" in w for w in warnings)  # escaped
+    at.file_uploader(key=f"{L}upload").set_value(("corpus.tsv", as_tsv().encode(), "text/tab-separated-values"))
+    rerun(at)
+    assert len(at.dataframe[0].value) == len(LANGUAGES)
+
+
+def test_languages_upload_problems():
+    at = languages(**{f"{L}tab": "Your corpus"})
+    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"\x00" * 1000, "text/plain")])
+    rerun(at)
+    assert any("binary" in w.value for w in at.warning)
+    assert any("fewer than two languages" in e.value for e in at.error)
+    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"caf\xe9\n", "text/plain"),
+                                                   ("fra.txt", b"", "text/plain")])
+    rerun(at)
+    assert any("not all valid UTF" in w.value for w in at.warning) and any("empty" in w.value for w in at.warning)
+
+
+def own_tokenizer():
+    from tokenizers import BPETokenizer
+
+    tok = BPETokenizer("gpt4", name="lab_bpe")
+    tok.train("the cat sat on the mat, 1234 5678. " * 40, 300)
+    tok.title = "Lab BPE"
+    return tok
+
+
+def test_lone_surrogate_in_a_card_is_reported():
+    at = quirks(**{f"{Q}pair_a": "a\ud83db"})
+    assert any("Lone surrogate" in w.value for w in at.warning)
+    assert at.text_area(key=f"{Q}pair_a").value == "a\ufffdb"
+
+
+def test_a_visitors_own_tokenizer_joins_the_gallery_and_the_evidence():
+    tok = own_tokenizer()
+    at = quirks(user_tokenizers={"lab_bpe": tok})
+    at.multiselect(key=f"{Q}tokenizers").set_value(["lab_bpe", "gpt2"])
+    rerun(at)
+    assert ("lab_bpe", "Lab BPE · A", len(tok.encode_ordinary(".DefaultCellStyle"))) in counts(at)
+    assert "lab_bpe" not in urlsplit(links(at)[0][1]).query  # Compare in a new visit would not know it
+    for tab in ("Numbers", "Vocabulary audit", "Rare long tokens"):
+        at.session_state[f"{Q}tab"] = tab
+        rerun(at)
+    at.session_state[f"{Q}tab"] = "Vocabulary audit"
+    rerun(at)
+    summary = at.dataframe[0].value.set_index("tokenizer")
+    assert summary.loc["Lab BPE", "ordinary tokens"] == tok.vocab_size and summary.loc["Lab BPE", "unreachable"] == 0
+
+
+def test_a_visitors_own_tokenizer_on_the_languages_page():
+    at = languages(user_tokenizers={"lab_bpe": own_tokenizer()})
+    at.multiselect(key=f"{L}tokenizers").set_value(["gpt2", "lab_bpe"])
+    rerun(at)
+    table = at.dataframe[0].value
+    assert table.loc["eng", "premium:lab_bpe"] == 1.0 and table.loc["kor", "premium:lab_bpe"] > 1
