@@ -78,11 +78,11 @@ def test_tiktoken_pattern_and_specials_are_checked():
 
 
 def test_a_catastrophic_pattern_is_stopped():
-    from tokenizers.patterns import PatternTimeout
+    from tokenizers.patterns import PatternError
 
     filename, make = GOOD["tiktoken"]
     tok = load_user_file(filename, make(), pattern=r"(x+x+)+y|\s+|.")
-    with pytest.raises(PatternTimeout, match="took more than"):
+    with pytest.raises(PatternError, match="ran for more than"):
         tok.encode("x" * 5000 + "z", disallowed_special=())
 
 
