@@ -10,6 +10,8 @@ pg = st.navigation([
     st.Page("app_pages/inside.py", title="Inside a token", icon="🔬", url_path="inside"),
     st.Page("app_pages/quirks.py", title="Quirks", icon="🃏", url_path="quirks"),
     st.Page("app_pages/languages.py", title="Languages", icon="🌐", url_path="languages"),
+    st.Page("app_pages/sentencepiece_lab.py", title="SentencePiece Lab", icon="🧩", url_path="sentencepiece"),
+    st.Page("app_pages/algorithms.py", title="Algorithms", icon="⚖️", url_path="algorithms"),
 ])
 
 with st.sidebar:

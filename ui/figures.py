@@ -15,7 +15,7 @@ from .formatting import hexbytes, render_token
 
 def _label(tok: Tokenizer, token_id: int) -> str:
     piece = tok.piece_of(token_id)
-    return piece if piece else render_token(tok.token_bytes(token_id))
+    return plotly_text(piece if piece else render_token(tok.token_bytes(token_id)))
 
 
 def tree_figure(tok: Tokenizer, token_id: int) -> go.Figure:
@@ -144,4 +144,132 @@ def table_heatmap(table, metric_title: str, *, fmt: str = ".2f") -> go.Figure:
                                colorbar=dict(title=metric_title)))
     fig.update_layout(height=max(300, 26 * len(table.index) + 120), margin=dict(l=10, r=10, t=30, b=10))
     fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+# -- SentencePiece --------------------------------------------------------------------------------
+def plotly_text(s: str) -> str:
+    """A vocabulary string for a plotly label: plotly reads <b>, <a href> and friends in text, so a
+    piece from an uploaded model is escaped to show as itself."""
+    import html
+
+    return html.escape(s, quote=False)
+
+
+LAYOUT_KINDS = {  # kind -> (lane label, color)
+    "control": ("control (unk, bos, eos, …)", "#111827"),
+    "user-defined": ("user-defined", "#0891b2"),
+    "byte": ("byte pieces <0x00>…<0xFF>", "#dc2626"),
+    "learned": ("learned pieces", "#7c3aed"),
+    "character": ("single characters", "#d97706"),
+    "unused": ("unused", "#9ca3af"),
+}
+
+
+def layout_figure(runs: list[tuple[str, int, int]], vocab_size: int) -> go.Figure:
+    """The vocabulary in id order: one lane per kind of piece, a bar wherever ids of that kind are."""
+    fig = go.Figure()
+    lanes = [k for k in LAYOUT_KINDS if any(r[0] == k for r in runs)]
+    for kind in lanes:
+        label, color = LAYOUT_KINDS[kind]
+        xs, ys, hover = [], [], []
+        mine = [r for r in runs if r[0] == kind]
+        for _, a, b in mine:
+            xs += [a - 0.5, b + 0.5, None]
+            ys += [label, label, None]
+        n = sum(b - a + 1 for _, a, b in mine)
+        first = ", ".join(f"{a}–{b}" if b > a else str(a) for _, a, b in mine[:4]) + (" …" if len(mine) > 4 else "")
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=color, width=22), name=f"{label}: {n:,}",
+                                 hovertemplate=f"{label}<br>{n:,} pieces: ids {first}<extra></extra>"))
+    fig.update_layout(height=90 + 44 * len(lanes), margin=dict(l=10, r=10, t=10, b=30), showlegend=False,
+                      plot_bgcolor="white", hovermode="closest")
+    fig.update_xaxes(range=[-0.5, vocab_size - 0.5], title_text="token id", showgrid=True, gridcolor="#f3f4f6")
+    fig.update_yaxes(categoryorder="array", categoryarray=[LAYOUT_KINDS[k][0] for k in reversed(lanes)])
+    return fig
+
+
+def lattice_figure(lattice, *, max_lanes: int = 14) -> go.Figure:
+    """The segmentation lattice: the normalized text's characters along x; every piece that matches as
+    a bar over the characters it covers, labelled with its log-probability; the Viterbi path in the
+    top lane, in red. Other pieces are packed into lanes below (first fit), at most `max_lanes`."""
+    best = set(lattice.best)
+    lanes: list[list] = [list(lattice.best)]
+    ends: list[int] = []
+    for node in sorted((n for n in lattice.nodes if n not in best), key=lambda n: (n.start, -(n.end - n.start))):
+        for k, end in enumerate(ends):
+            if node.start >= end:
+                lanes[k + 1].append(node)
+                ends[k] = node.end
+                break
+        else:
+            if len(ends) < max_lanes:
+                ends.append(node.end)
+                lanes.append([node])
+    shown = sum(len(lane) for lane in lanes)
+    fig = go.Figure()
+    for k, lane in enumerate(lanes):
+        on_path = k == 0
+        for node in lane:
+            color = "#dc2626" if on_path else ("#fca5a5" if node.unknown else "#c7d2fe")
+            fig.add_shape(type="rect", x0=node.start + 0.04, x1=node.end - 0.04, y0=-k - 0.4, y1=-k + 0.4,
+                          fillcolor=color, line=dict(color="#7f1d1d" if on_path else "#6b7280", width=1),
+                          layer="below")
+        fig.add_trace(go.Scatter(
+            x=[(n.start + n.end) / 2 for n in lane], y=[-k] * len(lane), mode="text",
+            text=[f"{plotly_text(n.piece)}<br>{n.score:.2f}" for n in lane],
+            textfont=dict(family="monospace", size=11, color="white" if on_path else "#111827"),
+            hovertext=[f"{plotly_text(n.piece)} · id {n.id} · log-prob {n.score:.4f}"
+                       + (" · <unk>: no piece for this character" if n.unknown else "")
+                       + (" · on the best path" if on_path else "") for n in lane],
+            hoverinfo="text", showlegend=False))
+    n_chars = len(lattice.normalized)
+    fig.update_xaxes(range=[-0.1, n_chars + 0.1], tickmode="array", tickvals=[i + 0.5 for i in range(n_chars)],
+                     ticktext=[plotly_text(c) for c in lattice.normalized], side="top", showgrid=False,
+                     tickfont=dict(family="monospace", size=15))
+    fig.update_yaxes(visible=False, range=[-len(lanes) + 0.4, 0.6])
+    for i in range(n_chars + 1):
+        fig.add_vline(x=i, line=dict(color="#e5e7eb", width=1), layer="below")
+    fig.update_layout(height=70 + 46 * len(lanes), margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white")
+    fig.layout.meta = {"shown": shown, "total": len(lattice.nodes)}
+    return fig
+
+
+def sample_figure(rows: list[dict], title: str) -> go.Figure:
+    """How often each distinct sampled segmentation came up (rows from ui.tables.sample_rows)."""
+    top = rows[:15]
+    fig = go.Figure(go.Bar(x=[r["times"] for r in top][::-1], y=[plotly_text(r["segmentation"]) for r in top][::-1],
+                           orientation="h", marker_color=["#dc2626" if r["best"] else "#7c3aed" for r in top][::-1],
+                           hovertemplate="%{y}<br>%{x} times<extra></extra>"))
+    fig.update_layout(height=120 + 26 * len(top), margin=dict(l=10, r=10, t=36, b=10), title=title,
+                      plot_bgcolor="white")
+    fig.update_yaxes(tickfont=dict(family="monospace", size=12), automargin=True)
+    fig.update_xaxes(title_text="times drawn")
+    return fig
+
+
+# one fixed color per algorithm of the Algorithms page, so every chart and legend agrees
+ALGORITHM_COLORS = {"char": "#6b7280", "word_bpe": "#2563eb", "wordpiece": "#d97706", "unigram": "#7c3aed",
+                    "byte_bpe": "#059669"}
+
+
+def length_curve_figure(curves: dict[str, list[tuple[int, int]]], titles: dict[str, str], *,
+                        held_out_chars: int, ticks: list[int] = ()) -> go.Figure:
+    """Held-out sequence length against vocab size, one line per algorithm. `curves` maps an
+    algorithm's name to [(vocab size, tokens)]; `ticks` are the vocab sizes to label."""
+    fig = go.Figure()
+    for name, points in curves.items():
+        if not points:
+            continue
+        xs, ys = zip(*points)
+        fig.add_trace(go.Scatter(x=xs, y=ys, name=titles.get(name, name), mode="lines+markers",
+                                 line=dict(color=ALGORITHM_COLORS.get(name, "#111827"), width=2),
+                                 hovertemplate="%{x:,} tokens in the vocabulary<br>%{y:,} tokens for the held-out text"
+                                               "<extra>%{fullData.name}</extra>"))
+    fig.add_hline(y=held_out_chars, line=dict(color="#9ca3af", dash="dot"),
+                  annotation_text="one token per character", annotation_position="top left")
+    fig.update_layout(height=420, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.1),
+                      hovermode="closest", plot_bgcolor="white")
+    fig.update_xaxes(title_text="vocabulary size (log scale)", type="log", gridcolor="#e5e7eb",
+                     **(dict(tickvals=list(ticks), ticktext=[f"{t:,}" for t in ticks]) if ticks else {}))
+    fig.update_yaxes(title_text="tokens for the held-out text", rangemode="tozero", gridcolor="#e5e7eb")
     return fig

@@ -114,8 +114,10 @@ def segments(text: str, tokens: Sequence[Token]) -> list[Segment]:
     return out
 
 
-def token_tooltip(t: Token, rank: int | None = None) -> str:
-    lines = [f"id {t.id}", f"bytes {hexbytes(t.bytes) or '(none)'}", f"repr {t.bytes!r}"]
+def token_tooltip(t: Token, rank: int | None = None, unknown: bool = False) -> str:
+    lines = [f"id {t.id}"]
+    if not unknown:  # an unknown token's bytes are its name (b"[UNK]"), not the text it stands for
+        lines += [f"bytes {hexbytes(t.bytes) or '(none)'}", f"repr {t.bytes!r}"]
     if t.piece:
         lines.append(f"piece {t.piece}")
     if rank is not None:
@@ -124,13 +126,16 @@ def token_tooltip(t: Token, rank: int | None = None) -> str:
         lines.append("special token")
     if t.byte_fallback:
         lines.append("byte-fallback piece (no piece for this character)")
+    if unknown:
+        lines.append("unknown token: the vocabulary cannot spell this text")
     return "\n".join(lines)
 
 
-def segment_tooltip(seg: Segment, text: str, rank_of: Callable[[int], int | None] | None = None) -> str:
+def segment_tooltip(seg: Segment, text: str, rank_of: Callable[[int], int | None] | None = None,
+                    unknown_id: int | None = None) -> str:
     if not seg.grouped:
         t = seg.tokens[0]
-        return token_tooltip(t, rank_of(t.id) if rank_of else None)
+        return token_tooltip(t, rank_of(t.id) if rank_of else None, t.id == unknown_id)
     chars = text[seg.char_span[0]:seg.char_span[1]]
     lines = [f"{len(seg.tokens)} tokens share {chars!r}:"]
     lines += [f"id {t.id}: bytes {hexbytes(t.bytes)}" for t in seg.tokens]
@@ -150,7 +155,7 @@ def _palette_css() -> str:
 DARK_RULES = (".tl-spans{color:#f3f4f6}.tl-tok:hover,.tl-pin{outline-color:#f9fafb}.tl-ws,.tl-nl{color:#9ca3af}"
               ".tl-ids{color:#d1d5db}.tl-fallback{outline-color:#f87171}.tl-group{outline-color:#d1d5db}"
               ".tl-same{box-shadow:inset 1px 0 0 rgba(255,255,255,.75)}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
-              ".tl-hl{outline-color:#fbbf24}.tl-head,.tl-head b{color:inherit !important}")
+              ".tl-hl{outline-color:#fbbf24}.tl-wm{color:#5eead4}.tl-unk{background:#7f1d1d !important;color:#fecaca}.tl-head,.tl-head b{color:inherit !important}")
 
 CSS = """
 <style>
@@ -178,6 +183,8 @@ CSS = """
 .tl-same{margin-left:3px;box-shadow:inset 1px 0 0 rgba(0,0,0,.5);}
 .tl-pin{outline:3px solid #111827;outline-offset:1px;z-index:3;}
 .tl-hl{outline:3px solid #b45309;outline-offset:0;font-weight:700;}
+.tl-wm{color:#0f766e;font-weight:700;font-size:.78em;}
+.tl-unk{background:#fecaca !important;outline:2px solid #b91c1c;outline-offset:-1px;color:#7f1d1d;}
 .tl-ids{font-size:.68rem;color:#374151;vertical-align:super;}
 .tl-neutral{background:#e5e7eb;}
 """ + _palette_css() + """
@@ -208,12 +215,59 @@ def _visible_parts(s: str, whitespace: bool) -> list[tuple[str, str]]:
     return out
 
 
+def word_markers(t: Token) -> tuple[str, str] | None:
+    """(prefix, suffix) that a token's vocabulary spelling adds around its own characters and that
+    cover no input bytes: WordPiece's `##` ("##est" for the bytes "est"), classic BPE's `</w>`
+    ("low</w>" for "low"; a lone "</w>" has no bytes at all). None when the spelling is the text
+    itself, or is not of that shape (SentencePiece's ▁ stands for a space, drawn by _body_parts)."""
+    if not t.piece:
+        return None
+    try:
+        surface = t.bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if t.piece == surface:
+        return None
+    if t.piece.startswith(surface):
+        return "", t.piece[len(surface):]
+    if t.piece.endswith(surface):
+        return t.piece[:-len(surface)], ""
+    return None
+
+
+def _marked_parts(t: Token, shown: str, prefix: str, suffix: str, whitespace: bool) -> list[tuple[str, str]]:
+    """A word-level token: its characters with its marker(s) drawn beside them, and the whitespace it
+    carries (the models discard whitespace; spans give it to the token before) kept outside."""
+    surface = t.bytes.decode("utf-8")
+    at = shown.find(surface) if surface else 0
+    if at < 0:
+        at, surface = 0, shown
+    pre, post = shown[:at], shown[at + len(surface):]
+    out = _visible_parts(pre, whitespace)
+    if prefix:
+        out.append(("wm", prefix))
+    if surface and unicodedata.category(surface[0]).startswith("M"):
+        out.append(("mark", "◌"))
+    out += _visible_parts(surface, whitespace)
+    if suffix:
+        out.append(("wm", suffix))
+    return out + _visible_parts(post, whitespace)
+
+
 def _body_parts(t_first: Token, shown: str, whitespace: bool) -> list[tuple[str, str]]:
     """The visible text of a segment. SentencePiece's word marker ▁ is drawn where the piece has
     it: one per space it stands for, plus one for the dummy prefix (which stands for no text). A
     segment that starts with a combining mark gets a dotted circle ◌ to sit on, or it would be
-    invisible."""
-    marks = len(t_first.piece) - len(t_first.piece.lstrip("\u2581")) if t_first.piece else 0
+    invisible. Word-level markers (`##`, `</w>`) are drawn by _marked_parts."""
+    markers = word_markers(t_first)
+    if markers is not None:
+        return _marked_parts(t_first, shown, *markers, whitespace)
+    piece = t_first.piece
+    # subtle: only a piece that differs from its bytes stands for spaces with ▁ (a word-level model
+    # that met a literal ▁ in the text spells it as itself)
+    if piece and piece == t_first.bytes.decode("utf-8", errors="replace"):
+        piece = ""
+    marks = len(piece) - len(piece.lstrip("\u2581")) if piece else 0
     prefix: list[tuple[str, str]] = []
     if marks:
         spaces = len(shown) - len(shown.lstrip(" "))
@@ -236,7 +290,7 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
                rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False,
                owner: str | None = None, start: int = 0, pinned: int | None = None,
                highlight: AbstractSet[int] = frozenset(), names: Mapping[int, str] | None = None,
-               font_size: str | None = None) -> dict:
+               font_size: str | None = None, unknown_id: int | None = None) -> dict:
     """Token spans as plain data (what render_spans writes as HTML, and what the Compare page's
     spans component builds with DOM calls): {"owner", "flip", "font", "tips": [tooltip…],
     "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…]}.
@@ -259,6 +313,8 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
             classes.append("tl-fallback")
         if marks and any(t.byte_span[0] in marks for t in seg.tokens):
             classes.append("tl-diff")
+        if unknown_id is not None and any(t.id == unknown_id for t in seg.tokens):
+            classes.append("tl-unk")
         if highlight and any(t.id in highlight for t in seg.tokens):
             classes.append("tl-hl")
         if pinned is not None and pos <= pinned < pos + len(seg.tokens):
@@ -279,12 +335,12 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
         if seg.grouped:
             body.append(("ids", f"[{len(seg.tokens)}]"))
             tip = len(tips)
-            tips.append(segment_tooltip(seg, text, rank_of))
+            tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
         else:  # a token's tooltip depends only on its id and kind: built once per id
             tip = tip_of.get(first.id)
             if tip is None:
                 tip = tip_of[first.id] = len(tips)
-                tips.append(segment_tooltip(seg, text, rank_of))
+                tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
         rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
                      [list(p) for p in body], breaks])
         pos += len(seg.tokens)
@@ -315,7 +371,8 @@ def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
     `owner`: makes the tokens clickable (data-owner on the container, data-pos = `start` + the index of
     each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined;
     `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
-    their text (the Lab's Z, Y, X…); `font_size`: a CSS size for the text (presentation mode)."""
+    their text (the Lab's Z, Y, X…); `font_size`: a CSS size for the text (presentation mode);
+    `unknown_id`: the tokenizer's unknown token, drawn red over the text it stands for."""
     return model_html(span_model(text, tokens, **options))
 
 
@@ -324,14 +381,16 @@ def visible(s: str, whitespace: bool) -> str:
     return _parts_html(_visible_parts(s, whitespace))
 
 
-def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int) -> str:
-    """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count) for tests.
-    Its colors inherit the page's, so it reads on light and dark themes."""
+def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int, *, unknown: int = 0) -> str:
+    """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count, .tl-unknown)
+    for tests. `unknown`: how many unknown tokens, shown in red when there are any. Its colors
+    inherit the page's, so it reads on light and dark themes."""
+    unk = (f' · <b class="tl-unknown" style="color:#dc2626">{unknown:,} unknown</b>' if unknown else "")
     return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
             f'style="font-family:sans-serif;margin:.2rem 0 .4rem">'
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
             f'<span style="opacity:.8">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
-            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}</span></div>')
+            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span></div>')
 
 
 LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:.85rem;line-height:2.2;opacity:.9">'
@@ -349,6 +408,22 @@ LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:
           '<span class="tl-tok tl-diff tl-neutral" data-tip="With Mark boundaries that differ on: this tokenizer '
           'cuts here, the reference does not.">&nbsp;cut&nbsp;</span> boundary not in the reference'
           ' &nbsp; hover a token for its id and bytes, click it to pin its details</div>')
+
+
+WORD_LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:.85rem;line-height:2.2;opacity:.9">'
+               '<span class="tl-tok tl-neutral" data-tip="Classic BPE marks the end of a word with &lt;/w&gt;, '
+               'which covers no text.">low<span class="tl-wm">&lt;/w&gt;</span></span> '
+               "classic BPE's end of word &nbsp; "
+               '<span class="tl-tok tl-neutral" data-tip="WordPiece writes ## before a piece that continues a '
+               'word.">'
+               '<span class="tl-wm">##</span>est</span> '
+               "WordPiece's continuation (markers cover no text) &nbsp; "
+               '<span class="tl-tok tl-neutral" data-tip="SentencePiece writes a space as ▁ inside the piece that '
+               'follows it."><span class="tl-sp">▁</span>word</span> '
+               "SentencePiece's space &nbsp; "
+               '<span class="tl-tok tl-unk" data-tip="The vocabulary cannot spell this text: one unknown token '
+               'stands for it.">&nbsp;안녕&nbsp;</span> unknown token, over the text it replaces &nbsp; '
+               "hover a token for its id and spelling</div>")
 
 
 def render_chunks(chunks: Sequence[str]) -> str:

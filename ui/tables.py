@@ -76,3 +76,130 @@ def id_rows(tok, ids: Sequence[int]) -> list[dict]:
         b = tok.token_bytes(i)
         rows.append({"id": i, "token": tok.piece_of(i) or render_token(b), "bytes_hex": hexbytes(b)})
     return rows
+
+
+# -- SentencePiece --------------------------------------------------------------------------------
+SP_KINDS = ["all pieces", "control", "byte", "user-defined", "learned", "character", "unused"]
+
+
+def sp_vocab_rows(tok, query: str, kind: str, category: str, limit: int = 200) -> tuple[list[dict], int]:
+    """(rows, how many matched) of a SentencePiece vocabulary in id order: id, piece (▁ as written),
+    kind, score, bytes. Search by id, piece text or hex bytes, as the vocabulary browser does."""
+    q = query.strip()
+    q_hex = q.replace(" ", "").upper()
+    is_hex = len(q_hex) >= 2 and len(q_hex) % 2 == 0 and all(c in "0123456789ABCDEF" for c in q_hex)
+    rows, matched = [], 0
+    for i in range(tok.vocab_size):
+        piece, b = tok.piece_of(i), tok.token_bytes(i)
+        k = tok.piece_kind(i)
+        if kind != "all pieces" and k != kind:
+            continue
+        spelled = q in piece or q in piece.replace("\u2581", " ")
+        if q and not (q == str(i) or spelled or (is_hex and q_hex in b.hex().upper())):
+            continue
+        if category != "all tokens" and not in_category(piece.replace("\u2581", " "), category):
+            continue
+        matched += 1
+        if len(rows) < limit:
+            rows.append({"id": i, "piece": piece, "kind": k, "score": round(tok.score_of(i), 4),
+                         "bytes_hex": hexbytes(b), "characters": len(piece)})
+    return rows, matched
+
+
+def piece_rows(tok, ids: Sequence[int]) -> list[dict]:
+    """One row per id of an encoded text: the piece with ▁ as written, its kind and score."""
+    return [{"id": i, "piece": tok.piece_of(i), "kind": tok.piece_kind(i), "score": round(tok.score_of(i), 4),
+             "bytes_hex": hexbytes(tok.token_bytes(i))} for i in ids]
+
+
+def segmentation(tok, ids: Sequence[int]) -> str:
+    """Pieces of one segmentation joined by a thin bar: ▁Hel|lo|▁world."""
+    return "|".join(tok.piece_of(i) for i in ids)
+
+
+def nbest_rows(tok, nbest: Sequence[tuple[Sequence[int], float]]) -> list[dict]:
+    import math
+
+    return [{"rank": k + 1, "segmentation": segmentation(tok, ids), "pieces": len(ids), "score": round(score, 4),
+             "probability vs best": f"{math.exp(score - nbest[0][1]):.3g}"}
+            for k, (ids, score) in enumerate(nbest)]
+
+
+def sample_rows(tok, counts: Sequence[tuple[Sequence[int], int]], best: Sequence[int]) -> list[dict]:
+    """Distinct sampled segmentations, most frequent first, the deterministic encoding marked."""
+    total = sum(c for _, c in counts) or 1
+    return [{"segmentation": segmentation(tok, ids), "times": c, "share": round(c / total, 3),
+             "pieces": len(ids), "best": list(ids) == list(best)} for ids, c in counts]
+
+
+def lattice_rows(lattice) -> list[dict]:
+    """Every node of a unigram lattice: where it starts and ends, the piece, its log-probability."""
+    best = set(lattice.best)
+    return [{"from": n.start, "to": n.end, "piece": n.piece, "id": n.id, "log-prob": round(n.score, 4),
+             "best path": "✓" if n in best else "", "note": "<unk>: no piece" if n.unknown else ""}
+            for n in lattice.nodes]
+
+
+# -- the Algorithms page -------------------------------------------------------------------------------
+def token_label(tok, token_id: int) -> str:
+    """A token as its vocabulary spells it (`low</w>`, `##est`, `▁the`, `<unk>`), else its bytes."""
+    return tok.piece_of(token_id) or render_token(tok.token_bytes(token_id))
+
+
+def vocab_rows(tok, query: str = "", limit: int = 2000) -> tuple[list[dict], int]:
+    """(rows, how many tokens match): every token of a model, with how it came to be: the pair whose
+    merge made it and the step, or its score for a unigram model. `query` filters by spelling or id."""
+    unk = getattr(tok, "unk_id", None)
+    score_of = getattr(tok, "score_of", None)
+    q = query.strip()
+    rows, matched = [], 0
+    for i in range(tok.vocab_size):
+        label = token_label(tok, i)
+        if q and q not in label and q != str(i):
+            continue
+        matched += 1
+        if len(rows) >= limit:
+            continue
+        parents = tok.merge_parents(i)
+        row = {"id": i, "token": label, "characters": len(tok.token_bytes(i).decode("utf-8", errors="replace"))}
+        if i == unk:
+            row["characters"], row["made by"] = 0, "unknown token"
+        elif tok.is_special(i):
+            row["made by"] = "special token"
+        elif parents:
+            row["made by"] = f"{token_label(tok, parents[0])} + {token_label(tok, parents[1])}"
+        else:
+            row["made by"] = "piece" if score_of else "base"
+        rank = tok.merge_rank(i)
+        row["step"] = None if rank is None else rank + 1  # steps count from 1, as the step view does
+        if score_of:
+            row["log-probability"] = round(score_of(i), 4)
+        rows.append(row)
+    return rows, matched
+
+
+def step_rows(tok, wordpiece_score: bool = True) -> list[dict]:
+    """One row per training step of a word-level or character-level model (tokenizers.pair_merges.Step)."""
+    rows = []
+    for s in tok.history:
+        if s.pair is None:  # the character-level model: a step adds a character
+            rows.append({"step": s.rank + 1, "character": token_label(tok, s.new_id), "count": s.count})
+            continue
+        row = {"step": s.rank + 1, "left": token_label(tok, s.pair[0]), "right": token_label(tok, s.pair[1]),
+               "new token": token_label(tok, s.new_id), "count": s.count, "count(left)": s.left_count,
+               "count(right)": s.right_count}
+        if wordpiece_score:
+            row["WordPiece score"] = s.count / (s.left_count * s.right_count)
+        if not s.new_token:
+            row["new token"] += " (already there)"
+        rows.append(row)
+    return rows
+
+
+def candidate_rows(tok, candidates, chosen: tuple[int, int] | None, *, by: str) -> list[dict]:
+    """The best pairs at one training step (pair_merges.Candidate), with both rules' numbers side by
+    side: the count, and WordPiece's count / (count(left) × count(right))."""
+    return [{"": "◀ merged" if c.pair == chosen else "", "left": token_label(tok, c.pair[0]),
+             "right": token_label(tok, c.pair[1]), "count": c.count, "count(left)": c.left_count,
+             "count(right)": c.right_count, "WordPiece score": c.score("wordpiece"),
+             "rank by " + by: k + 1} for k, c in enumerate(candidates)]

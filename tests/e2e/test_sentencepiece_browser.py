@@ -1,0 +1,99 @@
+"""The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
+then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+
+def choose(page, label: str, option: str):
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_timeout(800)
+
+
+def open_tab(page, name: str):
+    page.get_by_role("tab", name=name, exact=True).click()
+    wait_for_app(page)
+    page.wait_for_timeout(1200)
+
+
+def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
+    page.goto(f"{app_url}/sentencepiece")
+    wait_for_app(page)
+    assert page.get_by_text("Page not found").count() == 0  # the deep link works on a fresh server
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("Trained a bpe model of 1,000 pieces").wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(2500)  # the vocabulary grid draws on a canvas after it mounts
+    screenshot(page, "sp-lab-trained")
+    page.get_by_text("All options, with what each does").click()
+    page.get_by_label("character_coverage", exact=True).wait_for(timeout=10_000)
+    page.wait_for_timeout(800)
+    screenshot(page, "sp-lab-options")
+    page.get_by_text("All options, with what each does").click()
+
+    open_tab(page, "Byte fallback")
+    page.get_by_role("button", name="Train the same model with byte_fallback off").click()
+    page.get_by_text("byte_fallback off —").wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)
+    assert page.get_by_text("<0xEC>", exact=False).count() > 0  # 안 spelled as bytes on the left
+    screenshot(page, "sp-lab-byte-fallback")
+
+    open_tab(page, "Merge tree")
+    page.locator(".js-plotly-plot").last.wait_for(timeout=30_000)
+    page.wait_for_timeout(800)
+    screenshot(page, "sp-lab-merge-tree")
+
+    choose(page, "model_type", "unigram")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("Trained a unigram model").wait_for(timeout=60_000)
+    open_tab(page, "Lattice")
+    page.get_by_text("The n best segmentations").wait_for(timeout=30_000)
+    page.wait_for_timeout(2500)
+    screenshot(page, "sp-lab-lattice")
+    # a piece is text, never markup, in the figures too
+    box = page.get_by_label("A short text", exact=True)
+    box.fill("a<b>c</b>")
+    box.press("Enter")
+    wait_for_app(page)
+    page.wait_for_timeout(2000)
+    labels = page.locator(".js-plotly-plot text").all_text_contents()
+    assert "<" in labels and "b" in labels  # the characters as themselves on the axis
+    assert page.locator(".js-plotly-plot b, .js-plotly-plot a[href]").count() == 0
+
+    open_tab(page, "Sampling")
+    page.get_by_role("button", name="Train a bpe model on the same text to compare").click()
+    page.get_by_text("BPE-dropout, each merge dropped").wait_for(timeout=60_000)
+    page.wait_for_timeout(2500)
+    screenshot(page, "sp-lab-sampling")
+
+    # a corrupt .model is refused with a message, and the model stays
+    bad = tmp_path / "broken.model"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    page.locator("[data-testid='stFileUploader'] input[type=file]").last.set_input_files(str(bad))
+    page.get_by_text("This is not a SentencePiece model").wait_for(timeout=30_000)
+    assert page.get_by_text("Trained a unigram model").count() == 1
+    screenshot(page, "sp-lab-corrupt-model")
+    assert not page.errors
+
+
+def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
+    from tokenizers.samples import stdlib_source
+
+    corpus = tmp_path / "stdlib.py.txt"
+    corpus.write_text(stdlib_source(2_000_000), encoding="utf-8")
+    page.goto(f"{app_url}/sentencepiece")
+    wait_for_app(page)
+    page.get_by_text("Upload a file").click()
+    wait_for_app(page)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(corpus))
+    page.get_by_text("stdlib.py.txt: ").wait_for(timeout=30_000)
+    choose(page, "Preset", "Library defaults")
+    vocab = page.get_by_label("vocab_size", exact=True)
+    vocab.fill("8000")
+    vocab.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("EM: estimating piece probabilities").wait_for(timeout=60_000)  # the phase, live
+    screenshot(page, "sp-lab-training-progress")
+    page.get_by_text("Trained a unigram model of 8,000 pieces").wait_for(timeout=120_000)
+    assert not page.errors

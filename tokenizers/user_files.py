@@ -1,0 +1,286 @@
+"""A person's own tokenizer file, read into a tokenizer with the common interface. No Streamlit.
+
+    load_user_file(filename, data, pattern=..., specials=...) -> Tokenizer   (or UserFileError)
+
+Formats, told apart by the name and then the content:
+- `.tiktoken`: base64 token + rank per line (OpenAI's format). The file has no split pattern or
+  special tokens: the caller passes them (a known pattern by name, or a regex; specials as JSON
+  {"<|endoftext|>": 100257} or "token id" lines);
+- SentencePiece `.model` (a protobuf; loaded in a child process first, so that a corrupt file cannot
+  take the app down with it);
+- minbpe `.model` (text starting "minbpe v1");
+- Hugging Face `tokenizer.json` (tokenizers/hf_json.py), and Mistral's Tekken `.json`;
+- BERT's `vocab.txt` (one WordPiece token per line, the line number is the id): BERT's normalizer
+  (lowercase and accents stripped when the vocabulary has no capital letters, as uncased BERT),
+  BERT's pre-tokenizer, WordPiece.
+
+Everything is bounded (file size, vocabulary size, merges, ids, pattern length, and the time a
+pattern that is not a vendor's may run: tokenizers.patterns.UNTRUSTED_TIMEOUT) so
+that a hostile file cannot stall a page; whatever is wrong is said in a UserFileError's message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .base import Tokenizer
+from .hf_json import UPLOAD_LIMITS, TokenizerFileError, read_tokenizer_json
+from .patterns import SPLIT_MODES, PatternError, compile_pattern
+
+MAX_FILE_BYTES = UPLOAD_LIMITS.max_bytes
+MAX_TOKENS = UPLOAD_LIMITS.max_vocab
+MAX_ID = UPLOAD_LIMITS.max_id
+
+FORMATS = {
+    "tiktoken": "tiktoken ranks (.tiktoken)",
+    "sentencepiece": "SentencePiece model (.model)",
+    "minbpe": "minbpe model (.model)",
+    "tokenizer.json": "Hugging Face tokenizer.json",
+    "tekken": "Mistral Tekken (.json)",
+    "vocab.txt": "BERT WordPiece vocab.txt",
+}
+
+
+def known_patterns() -> dict[str, str]:
+    """Split patterns a .tiktoken file can be paired with, by name."""
+    from .vendor_vocab import LLAMA3_PATTERN, QWEN_PATTERN
+
+    out = {"GPT-4 (cl100k_base)": SPLIT_MODES["gpt4"], "GPT-2 (r50k_base)": SPLIT_MODES["gpt2"]}
+    try:
+        from .tiktoken_vocab import encoding_params
+
+        out["GPT-4o (o200k_base)"] = encoding_params("o200k_base")["pat_str"]
+    except Exception:  # not provisioned: the others are still offered
+        pass
+    out["Llama 3"] = LLAMA3_PATTERN
+    out["Qwen"] = QWEN_PATTERN
+    out["no split (whole text is one chunk)"] = ""
+    return out
+
+
+class UserFileError(ValueError):
+    """The file cannot be used; the message names what is wrong (and nothing else changed)."""
+
+
+def detect_format(filename: str, data: bytes) -> str:
+    name = filename.lower()
+    head = data[:64].lstrip()
+    if name.endswith(".tiktoken"):
+        return "tiktoken"
+    if name.endswith(".model"):
+        return "minbpe" if head.startswith(b"minbpe v") else "sentencepiece"
+    if name.endswith(".json"):
+        try:
+            if b'"config"' in data[:4096] and b'"token_bytes"' in data[:200_000]:
+                return "tekken"
+        except Exception:
+            pass
+        return "tokenizer.json"
+    if name.endswith(".txt") or name.endswith(".vocab"):
+        return "vocab.txt"
+    if head.startswith(b"{"):
+        return "tokenizer.json"
+    if head.startswith(b"minbpe v"):
+        return "minbpe"
+    raise UserFileError(f"Cannot tell the format of {filename!r} from its name: use .tiktoken, .model, .json "
+                        "(tokenizer.json or Tekken) or vocab.txt.")
+
+
+def parse_specials(text: str) -> dict[str, int]:
+    """Special tokens typed by a person: JSON {"<|endoftext|>": 100257} or one "token id" per line."""
+    text = (text or "").strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise UserFileError(f"The special tokens are not valid JSON (line {e.lineno}, column {e.colno}).") from None
+        items = list(obj.items()) if isinstance(obj, dict) else None
+    else:
+        items = []
+        for k, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            tok, _, i = line.strip().rpartition(" ")
+            if not tok or not i.lstrip("-").isdigit():
+                raise UserFileError(f"Special tokens line {k} should be '<token> <id>', not {line.strip()[:60]!r}.")
+            items.append((tok, int(i)))
+    if items is None or not all(isinstance(s, str) and s and isinstance(i, int) and not isinstance(i, bool)
+                                for s, i in items):
+        raise UserFileError("The special tokens must map non-empty strings to integer ids.")
+    for s, i in items:
+        if not 0 <= i <= MAX_ID:
+            raise UserFileError(f"Special token {s[:40]!r} has id {i}: ids go from 0 to {MAX_ID:,}.")
+    return dict(items)
+
+
+def _check_size(filename: str, data: bytes) -> None:
+    if not data:
+        raise UserFileError(f"{filename} is empty.")
+    if len(data) > MAX_FILE_BYTES:
+        raise UserFileError(f"{filename} is {len(data) / 1e6:.1f} MB; tokenizer files up to "
+                            f"{MAX_FILE_BYTES / 1e6:.0f} MB are accepted.")
+
+
+def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[str, int], name: str):
+    from .bpe import BPETokenizer
+    from .vendor_vocab import read_tiktoken_ranks
+
+    import binascii
+
+    try:
+        ranks = read_tiktoken_ranks(data, filename)
+    except (ValueError, binascii.Error) as e:
+        raise UserFileError(f"{filename} is not a .tiktoken file: {e}") from None
+    if not ranks:
+        raise UserFileError(f"{filename} holds no tokens.")
+    if len(ranks) > MAX_TOKENS or max(ranks.values()) > MAX_ID:
+        raise UserFileError(f"{filename} has {len(ranks):,} tokens with ids up to {max(ranks.values()):,}; "
+                            f"at most {MAX_TOKENS:,} tokens and ids up to {MAX_ID:,} are accepted.")
+    if len(set(ranks.values())) != len(ranks):
+        raise UserFileError(f"{filename} gives two tokens the same rank.")
+    clash = [s for s, i in specials.items() if i in set(ranks.values())]
+    if clash:
+        raise UserFileError(f"Special token {clash[0]!r} has id {specials[clash[0]]}, which the file already uses "
+                            f"(its ranks run to {max(ranks.values()):,}).")
+    try:
+        compile_pattern(pattern or None)
+    except PatternError as e:
+        raise UserFileError(str(e)) from None
+    try:
+        tok = BPETokenizer.from_ranks(ranks, pattern=pattern or None, special_tokens=specials, name=name)
+    except ValueError as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    return tok
+
+
+def _sentencepiece(filename: str, data: bytes, name: str):
+    """Checked in a child process first (sentencepiece_train.load_model): SentencePiece can abort the
+    process on a malformed protobuf."""
+    from .sentencepiece_backend import ModelFormatError
+    from .sentencepiece_train import load_model
+
+    try:
+        tok = load_model(data, name=name, title=name)
+    except ModelFormatError as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    if tok.vocab_size > MAX_TOKENS:
+        raise UserFileError(f"{filename} has {tok.vocab_size:,} pieces; at most {MAX_TOKENS:,} are accepted.")
+    return tok
+
+
+def _minbpe(filename: str, data: bytes, name: str):
+    from .bpe import BPETokenizer
+    from .model_files import ModelFormatError
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserFileError(f"{filename} is not UTF-8 text, so not a minbpe model.") from None
+    merges = text.count("\n")
+    if merges > UPLOAD_LIMITS.max_merges:
+        raise UserFileError(f"{filename} has {merges:,} lines; at most {UPLOAD_LIMITS.max_merges:,} merges are accepted.")
+    try:
+        tok = BPETokenizer.loads(text, name=name)
+    except (ModelFormatError, PatternError, ValueError) as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    if any(not 0 <= i <= MAX_ID for i in tok.special_tokens.values()):
+        raise UserFileError(f"{filename}: special-token ids go from 0 to {MAX_ID:,}.")
+    return tok
+
+
+def _vocab_txt(filename: str, data: bytes, name: str):
+    from . import normalizers as nz
+    from . import pretokenizers as pt
+    from .added_tokens import AddedToken
+    from .hf_models import PipelineTokenizer, WordPieceVocab
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserFileError(f"{filename} is not UTF-8 text, so not a vocab.txt.") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.rstrip("\r") for line in lines]
+    if len(lines) > MAX_TOKENS:
+        raise UserFileError(f"{filename} has {len(lines):,} tokens; at most {MAX_TOKENS:,} are accepted.")
+    if "[UNK]" not in lines:
+        raise UserFileError(f"{filename} has no [UNK] line, so it is not a BERT-style WordPiece vocabulary.")
+    vocab: dict[str, int] = {}
+    for i, tok in enumerate(lines):
+        if len(tok) > UPLOAD_LIMITS.max_token_chars:
+            raise UserFileError(f"{filename}: line {i + 1} is {len(tok):,} characters long.")
+        vocab.setdefault(tok, i)
+    specials = [AddedToken(s, vocab[s]) for s in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]") if s in vocab]
+    uncased = not any(c.isupper() for t in vocab if not (t.startswith("[") and t.endswith("]")) for c in t)
+    model = WordPieceVocab(vocab, "[UNK]", "##", 100)
+    return PipelineTokenizer(name=name, title=name, model=model,
+                             normalizer=nz.BertNormalizer(lowercase=uncased), pre_tokenizer=pt.BertPreTokenizer(),
+                             added_tokens=specials,
+                             about="uncased (lowercased, accents stripped)" if uncased else "cased")
+
+
+def _tekken(filename: str, data: bytes, name: str):
+    from .bpe import BPETokenizer
+    from .vendor_vocab import tekken_params
+
+    try:
+        p = tekken_params(data, name)
+    except ValueError as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    if len(p["mergeable_ranks"]) > MAX_TOKENS or p["explicit_n_vocab"] > MAX_ID:
+        raise UserFileError(f"{filename} is too large (at most {MAX_TOKENS:,} tokens).")
+    try:
+        compile_pattern(p["pat_str"])
+        tok = BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],
+                                      name=name)
+    except (PatternError, ValueError) as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    return tok
+
+
+def display_name(filename: str) -> str:
+    """The tokenizer's name: the file's name, without folders or odd characters."""
+    base = Path(filename.replace("\\", "/")).name or "upload"
+    base = re.sub(r"[^\w.\-+ ]", "_", base)[:60]
+    return base
+
+
+def load_user_file(filename: str, data: bytes, *, pattern: str | None = None, specials: str | dict | None = None,
+                   fmt: str | None = None) -> Tokenizer:
+    """A tokenizer from an uploaded file, named by the file. UserFileError says what is wrong."""
+    _check_size(filename, data)
+    fmt = fmt or detect_format(filename, data)
+    name = display_name(filename)
+    try:
+        if fmt == "tiktoken":
+            sp = parse_specials(specials) if isinstance(specials, str) or specials is None else dict(specials)
+            tok = _tiktoken(filename, data, pattern, sp, name)
+        elif fmt == "sentencepiece":
+            tok = _sentencepiece(filename, data, name)
+        elif fmt == "minbpe":
+            tok = _minbpe(filename, data, name)
+        elif fmt == "tokenizer.json":
+            tok = read_tokenizer_json(data, name=name, limits=UPLOAD_LIMITS)
+        elif fmt == "tekken":
+            tok = _tekken(filename, data, name)
+        elif fmt == "vocab.txt":
+            tok = _vocab_txt(filename, data, name)
+        else:
+            raise UserFileError(f"Unknown format {fmt!r}.")
+    except TokenizerFileError as e:
+        raise UserFileError(f"{filename}: {e}") from None
+    except (RecursionError, MemoryError) as e:
+        raise UserFileError(f"{filename} could not be read ({type(e).__name__}).") from None
+    tok.title = name
+    tok.source_format = FORMATS[fmt]
+    # a first encoding, so that a file whose model fails on ordinary text is refused now, not later
+    try:
+        tok.encode("Hello, world! 안녕 👋 123", disallowed_special=())
+    except Exception as e:
+        raise UserFileError(f"{filename} loads, but cannot encode text: {type(e).__name__}: {str(e)[:200]}") from None
+    return tok
