@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages.compare_upload import upload_panel
 from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
-from app_pages.widgets import boundaries_view, bump, live_text, token_clicks, token_spans
+from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
 from ui import analysis, export, paging
@@ -281,7 +281,7 @@ def compare_view():
                 st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
                            f"in the whole text not in {title_of(ref)} (red edge).")
             here = pinned and pinned[0] == name and pinned[1] == which
-            token_spans(f"{K}spans_{name}_{which}",
+            token_spans(component_key(f"{K}spans", name, which),
                         span_model(txt, shown, whitespace=show_ws, alternating=alternating, marks=marks,
                                    rank_of=tok.merge_rank, flip_tips=k == 1 and not present,
                                    owner=f"compare:{name}:{which}", start=lo, pinned=pinned[2] if here else None,
@@ -289,7 +289,7 @@ def compare_view():
             if here and lo <= pinned[2] < hi:
                 pinned_panel(name, toks, pinned[2], txt)
         elif view == "Text with boundaries":
-            boundaries_view(f"{K}bview_{name}_{which}", txt, shown, font_size=font)
+            boundaries_view(component_key(f"{K}bview", name, which), txt, shown, font_size=font)
         elif view == "IDs":
             st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
         else:

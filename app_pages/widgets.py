@@ -61,6 +61,12 @@ def token_spans(key: str, model: dict) -> None:
     _token_spans(key=key, data=model)
 
 
+def component_key(*parts: str) -> str:
+    """A component key made of names someone chose (a tokenizer named after an uploaded file): a
+    components v2 key may not hold "__", so each part goes in as hex."""
+    return "_".join(p.encode("utf-8").hex() if not p.isidentifier() or "__" in p else p for p in parts)
+
+
 def _noop() -> None:
     pass
 

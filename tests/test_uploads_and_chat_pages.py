@@ -140,11 +140,11 @@ def test_apptest_upload_each_format(fmt):
 def test_apptest_bad_upload_changes_nothing(case):
     filename, make, words = BAD[case]
     at = app()
-    before = (at.multiselect(key=f"{K}tokenizers").value, at.text_area(key=f"{K}text").value, heads(at))
+    before = (at.multiselect(key=f"{K}tokenizers").value, at.session_state[f"{K}text"], heads(at))
     upload(at, filename, make())
     errors = " ".join(e.value for e in at.error)
     assert re.sub(r"\\(.)", r"\1", errors).count(words.split(":")[0]) >= 1
-    after = (at.multiselect(key=f"{K}tokenizers").value, at.text_area(key=f"{K}text").value, heads(at))
+    after = (at.multiselect(key=f"{K}tokenizers").value, at.session_state[f"{K}text"], heads(at))
     assert after == before
 
 
