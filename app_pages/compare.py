@@ -79,9 +79,11 @@ def compare_view():
         st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem;padding-bottom:2rem;}</style>")
     else:
         st.title("Compare tokenizers")
-    mode = st.radio("Input", ["Paste", "Chat"], horizontal=True, key=f"{K}mode",
-                    help="Chat: a conversation, rendered by each tokenizer's own chat format "
-                         "(app_pages/compare_chat.py).")
+    # beside the results when presenting, so the first tokenizer's spans start at the top
+    controls, results_area = st.columns([2, 3], gap="medium") if present else (st.container(), st.container())
+    mode = controls.radio("Input", ["Paste", "Chat"], horizontal=True, key=f"{K}mode",
+                          help="Chat: a conversation, rendered by each tokenizer's own chat format "
+                               "(app_pages/compare_chat.py).")
     if mode == "Chat":
         from app_pages.compare_chat import chat_mode
 
@@ -89,10 +91,10 @@ def compare_view():
         chat_mode(f"{K}chat_")
         st.stop()
     if st.session_state.get(f"{K}unknown"):
-        st.warning("The link names tokenizers that do not exist here: "
+        controls.warning("The link names tokenizers that do not exist here: "
                    + ", ".join(md_code(n) for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
     if st.session_state.get(f"{K}lab_missing"):
-        st.warning("The link names " + ", ".join(md_code(n) for n in st.session_state[f"{K}lab_missing"])
+        controls.warning("The link names " + ", ".join(md_code(n) for n in st.session_state[f"{K}lab_missing"])
                    + ", a model trained in the BPE Lab. Trained models live only in the visit that trained them, "
                    "so it is not here. Train it again on the **BPE Lab** page, or load its saved `.model` file there "
                    "(whoever trained it can download it from the Lab's *Save* view, or from this page).")
@@ -104,7 +106,6 @@ def compare_view():
     font = FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"])
 
     # -- controls: above the results, or beside them in presentation mode --------------------------------
-    controls, results_area = st.columns([2, 3], gap="medium") if present else (st.container(), st.container())
     with controls:
         st.selectbox("Example", list(EXAMPLES), index=None, placeholder="Load an example…", key=f"{K}example",
                      on_change=load_example)

@@ -42,6 +42,11 @@ PAGES = {  # url path -> JS condition for "the page's first result is on screen"
     "inside": ("/inside", "document.querySelector('.tl-tree .tl-tbox') && document.querySelector('.tl-spans')"),
     "quirks": ("/quirks", "document.querySelector('.tl-head') && document.querySelector('.tl-spans')"),
     "languages": ("/languages", "document.querySelector('[data-testid=stDataFrame], .js-plotly-plot, .tl-head')"),
+    # the pages whose first view is a form: the title drawn and the first run finished
+    "sentencepiece": ("/sentencepiece", "document.querySelector('h1') && "
+                                        "!document.querySelector('[data-testid=stStatusWidget]')"),
+    "algorithms": ("/algorithms", "document.querySelector('h1') && "
+                                  "!document.querySelector('[data-testid=stStatusWidget]')"),
 }
 
 
@@ -238,7 +243,8 @@ def browser_times(browser, url: str, repeat: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--pages", default=",".join(p for p in PAGES if (ROOT / "app_pages" / f"{p.replace('-', '_')}.py").exists()))
+    ap.add_argument("--pages", default=",".join(p for p in PAGES if (ROOT / "app_pages" / f"{p.replace('-', '_')}.py").exists()
+                                                or p == "sentencepiece"))
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
