@@ -14,6 +14,7 @@ from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.formatting import hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
+from ui.spans import window as token_window
 from ui.trees import render_tree
 
 SAFE_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255",
@@ -272,7 +273,7 @@ def compare_view():
         st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
                               len(toks), len(txt), len(txt.encode("utf-8"))))
         lo, hi = paging.char_window(toks, *page_slice)
-        shown = toks[lo:hi]
+        shown = token_window(toks, lo, hi)
         if not shown:
             st.caption("No tokens in this stretch of text.")
         elif view == "Spans":

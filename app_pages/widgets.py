@@ -5,6 +5,7 @@ textarea's value or an element's textContent, never as HTML."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
@@ -58,7 +59,8 @@ _token_spans = st.components.v2.component(
 def token_spans(key: str, model: dict) -> None:
     """Token spans from ui.spans.span_model, drawn by the browser with DOM calls (for pages that
     redraw them on every keystroke; st.html(render_spans(...)) draws the same from HTML)."""
-    _token_spans(key=key, data=model)
+    # as JSON bytes made once: given a dict, Streamlit would serialize it twice (payload and identity)
+    _token_spans(key=key, data=json.dumps(model, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def component_key(*parts: str) -> str:

@@ -20,7 +20,7 @@ def app(**query) -> AppTest:
 
 
 def components(at, name: str) -> list[dict]:
-    return [json.loads(c.proto.json or c.proto.mixed.json) for c in at.get("bidi_component")
+    return [json.loads(c.proto.bytes or c.proto.json or c.proto.mixed.json) for c in at.get("bidi_component")
             if c.proto.component_name == f"token_lens.{name}"]
 
 
@@ -116,3 +116,20 @@ def test_a_token_pinned_in_text_b_opens_text_b():
     link = at.get("page_link")[0].proto
     assert "Inside" in link.label
     assert parse_qs(link.query_string) == {"tokenizer": ["cl100k_base"], "token": ["1"], "text": [b]}
+
+
+def test_bulk_window_equals_slicing():
+    """ui.spans.window builds the same Token objects as TokenList slicing, for every kind of token."""
+    from conftest import TRICKY_TEXTS
+    from tokenizers.samples import mixed_scripts
+    from ui.spans import window
+
+    text = "".join(TRICKY_TEXTS) + mixed_scripts(2000) + "a\u0301\U0001F600x"
+    for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp", "o200k_base"]:
+        for t in (text, "ascii only", ""):
+            for special in ("all", None):
+                toks = (get_tokenizer(name).tokenize(t, allowed_special="all") if special
+                        else get_tokenizer(name).tokenize(t, disallowed_special=()))
+                n = len(toks)
+                for lo, hi in ((0, n), (n // 3, n // 2), (n, n)):
+                    assert window(toks, lo, hi) == toks[lo:hi], (name, lo, hi)

@@ -44,7 +44,7 @@ def spans_html(at) -> list[str]:
     out = [b for b in html_bodies(at) if 'class="tl-spans' in b]
     for c in at.get("bidi_component"):
         if c.proto.component_name == "token_lens.token_spans":
-            out.append(model_html(json.loads(c.proto.json or c.proto.mixed.json)))
+            out.append(model_html(json.loads(c.proto.bytes or c.proto.json or c.proto.mixed.json)))
     return out
 
 
