@@ -60,8 +60,14 @@ export default function ({ data, parentElement }) {
     root.dataset.splits = String(inner.size);
   };
   draw();
+  // called again on every data change without the last cleanup (run on unmount only): one observer
+  if (root.tlOff) root.tlOff();
   const ro = new ResizeObserver(() => draw());
   ro.observe(root);
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(draw);
-  return () => ro.disconnect();
+  root.tlOff = () => {
+    ro.disconnect();
+    root.tlOff = null;
+  };
+  return root.tlOff;
 }

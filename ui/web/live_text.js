@@ -79,27 +79,52 @@ export default function ({ data, parentElement, setStateValue }) {
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
       e.preventDefault();
       send();
+    } else if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && (e.key === "a" || e.key === "A")) {
+      // Chromium's own select-all command takes seconds on a page like this one when the box holds
+      // a megabyte (22 s for 1 MB); select() is the same selection at once
+      e.preventDefault();
+      box.select();
     }
+  };
+  // Replacing or deleting a big selection through the editing commands is just as slow, so edits
+  // over more than BIG characters are done with setRangeText (same result, not on the undo stack).
+  const BIG = 5000;
+  const onBeforeInput = (e) => {
+    if (box.selectionEnd - box.selectionStart <= BIG) return;
+    let text = null;
+    if (e.inputType === "insertText" || e.inputType === "insertReplacementText") text = e.data || "";
+    else if (e.inputType === "insertLineBreak") text = "\n";
+    else if (e.inputType.startsWith("delete")) text = "";
+    if (text === null) return;
+    e.preventDefault();
+    box.setRangeText(text, box.selectionStart, box.selectionEnd, "end");
+    onInput();
   };
   // Chromium inserts a big paste into a textarea through its editing commands, which takes seconds
   // for 200 KB of many lines (the box froze). A big paste is put in with setRangeText instead (one
   // step, same result; the paste is then not on the box's undo stack).
   const onPaste = (e) => {
     const v = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
-    if (v.length <= 5000) return;
+    if (v.length <= BIG && box.selectionEnd - box.selectionStart <= BIG) return;
     e.preventDefault();
     box.setRangeText(v, box.selectionStart, box.selectionEnd, "end");
     onInput();
   };
+  // Streamlit calls this function again whenever the data changes, without the cleanup returned
+  // last time (that runs only on unmount): take the previous listeners off first
+  if (s.off) s.off();
   box.addEventListener("input", onInput);
   box.addEventListener("keydown", onKey);
   box.addEventListener("paste", onPaste);
+  box.addEventListener("beforeinput", onBeforeInput);
   apply.addEventListener("click", send);
   refresh();
-  return () => {
+  return (s.off = () => {
+    s.off = null;
     box.removeEventListener("input", onInput);
     box.removeEventListener("keydown", onKey);
     box.removeEventListener("paste", onPaste);
+    box.removeEventListener("beforeinput", onBeforeInput);
     apply.removeEventListener("click", send);
-  };
+  });
 }

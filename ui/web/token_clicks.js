@@ -1,6 +1,6 @@
 // Clicks (and taps) on token spans drawn by ui.spans.render_spans with an `owner`: the token's
 // position goes to Python as a trigger. One listener on the document, removed on unmount.
-export default function ({ data, setTriggerValue }) {
+export default function ({ data, parentElement, setTriggerValue }) {
   const prefix = data.prefix;
   const onClick = (e) => {
     let tok = null;
@@ -17,6 +17,14 @@ export default function ({ data, setTriggerValue }) {
       }
     }
   };
+  // called again on every data change without the last cleanup (Streamlit runs it on unmount only):
+  // one listener per mounted element, kept on the element
+  const host = parentElement || document.body;
+  if (host.tlOff) host.tlOff();
   document.addEventListener("click", onClick);
-  return () => document.removeEventListener("click", onClick);
+  host.tlOff = () => {
+    document.removeEventListener("click", onClick);
+    host.tlOff = null;
+  };
+  return host.tlOff;
 }
