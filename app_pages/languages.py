@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.shared import all_tokenizer_names, resolve, title_of
-from tokenizers import REGISTRY, Tokenizer, available_tokenizers
+from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
     token_premium
 from tokenizers.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
@@ -78,7 +78,9 @@ st.title("Languages & code")
 st.caption("The same message costs a different number of tokens in every language and every tokenizer. The "
            "*token premium* is a language's token count divided by the reference language's count on a text "
            "that says the same thing: 2.0 means twice the price, half the context and twice the steps.")
-st.session_state.setdefault(f"{K}tokenizers", available_tokenizers())
+# the four defaults and GPT-4o's (the contrast with GPT-4 is the point of the page); every other
+# tokenizer is one click away (loading all thirteen on a first visit took 4-10 s)
+st.session_state.setdefault(f"{K}tokenizers", [*default_tokenizers(), "o200k_base"])
 st.session_state[f"{K}tokenizers"] = [n for n in st.session_state[f"{K}tokenizers"] if n in all_tokenizer_names()]
 names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers")
 toks = {n: t for n in names if (t := resolve(n)) is not None}
