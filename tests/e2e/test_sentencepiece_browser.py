@@ -84,6 +84,9 @@ def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
     page.goto(f"{app_url}/sentencepiece")
     wait_for_app(page)
     page.get_by_text("Upload a file").click()
+    # the click's rerun has not always started when wait_for_app looks: until it has, the only
+    # uploader on the page is the .model one, and the text would go there
+    page.wait_for_function("document.querySelectorAll('[data-testid=stFileUploader]').length === 2")
     wait_for_app(page)
     page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(corpus))
     page.get_by_text("stdlib.py.txt: ").wait_for(timeout=30_000)
