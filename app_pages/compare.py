@@ -5,7 +5,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.compare_upload import upload_panel
-from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
+from app_pages.shared import (all_tokenizer_names, clean_state_text, md_title, render_decoder, resolve, title_of,
+                               user_tokenizers)
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
@@ -167,7 +168,7 @@ def compare_view():
                        "each is shown and tokenized as U+FFFD �.")
         own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
         if own:
-            st.caption(", ".join(title_of(n) for n in own) + " lives only in this visit: a link to this page will not "
+            st.caption(", ".join(md_title(n) for n in own) + " lives only in this visit: a link to this page will not "
                        "carry it. Download the model to keep it or to share it.")
             for n in own:
                 tok_own = user_tokenizers()[n]
@@ -228,7 +229,7 @@ def compare_view():
             else:
                 st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
                         "Turn on *Parse special tokens* to see it as the single special token a model would get.")
-        trailing = [title_of(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
+        trailing = [md_title(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
         if trailing:
             st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
                     + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
@@ -253,7 +254,7 @@ def compare_view():
         t = toks[pos]
         rank = tok.merge_rank(t.id)
         with st.container(border=True):
-            st.markdown(f"**Token {t.id}** in {md_code(title_of(name))} · bytes `{hexbytes(t.bytes) or '—'}` · "
+            st.markdown(f"**Token {t.id}** in {md_title(name)} · bytes `{hexbytes(t.bytes) or '—'}` · "
                         f"text {md_inline_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}"
                         + (f" · merge rank {rank}" if rank is not None else "")
                         + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
@@ -281,7 +282,7 @@ def compare_view():
             if diff_on and name != ref and which == "a":
                 marks = analysis.differing_starts(toks, results[ref])
                 st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
-                           f"in the whole text not in {title_of(ref)} (red edge).")
+                           f"in the whole text not in {md_title(ref)} (red edge).")
             here = pinned and pinned[0] == name and pinned[1] == which
             token_spans(component_key(f"{K}spans", name, which),
                         span_model(txt, shown, whitespace=show_ws, alternating=alternating, marks=marks,

@@ -49,6 +49,14 @@ def title_of(name: str) -> str:
     return getattr(own, "title", None) or name
 
 
+def md_title(name: str) -> str:
+    """A tokenizer's title for Markdown (st.info, captions, labels): escaped, since a visitor's own
+    tokenizer is named after an uploaded file."""
+    from ui.formatting import escape_markdown
+
+    return escape_markdown(title_of(name))
+
+
 def clean_state_text(key: str) -> int:
     """Replace lone surrogates in a text widget's state before the widget is drawn (Streamlit
     cannot send them to the browser). Returns how many were replaced, so the page can say so."""
@@ -70,7 +78,7 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
     a table of the ids' bytes, and every stretch of bytes that is not valid UTF-8 explained."""
     from tokenizers import UnknownTokenIdError
     from tokenizers.inside import invalid_utf8_spans
-    from ui.formatting import IdParseError, hexbytes, parse_ids
+    from ui.formatting import IdParseError, escape_markdown, hexbytes, parse_ids
     from ui.tables import id_rows
 
     if not raw.strip():
@@ -79,7 +87,7 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
         ids = parse_ids(raw)
         data = tok.decode_bytes(ids)
     except (IdParseError, UnknownTokenIdError) as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))
         return
     out = data.decode("utf-8", errors="replace")
     st.markdown("**Text** (decoded with `errors=\"replace\"`)")

@@ -50,6 +50,14 @@ def in_category(text: str, category: str) -> bool:
     return bool(letters) and "\ufffd" not in letters and all(_script(c) == script for c in letters if not c.isspace())
 
 
+def vocab_entries(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, bytes, str]]]:
+    """(every token as (id, bytes, piece) in id order, the 15 longest), for the vocabulary browser.
+    Walks tok.iter_vocab(), the ids in use: an uploaded model's range can be a million ids wide with
+    a few hundred tokens in it."""
+    vocab = [(i, b, tok.piece_of(i)) for i, b in tok.iter_vocab()]
+    return vocab, sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
+
+
 def search_vocab(vocab: Sequence[tuple[int, bytes, str]], query: str, category: str, limit: int = 200) -> list[dict]:
     """Tokens whose id equals the query, or whose text, piece spelling (SentencePiece's ▁hell) or hex
     bytes contain it, in a category."""
@@ -89,8 +97,8 @@ def sp_vocab_rows(tok, query: str, kind: str, category: str, limit: int = 200) -
     q_hex = q.replace(" ", "").upper()
     is_hex = len(q_hex) >= 2 and len(q_hex) % 2 == 0 and all(c in "0123456789ABCDEF" for c in q_hex)
     rows, matched = [], 0
-    for i in range(tok.vocab_size):
-        piece, b = tok.piece_of(i), tok.token_bytes(i)
+    for i, b in tok.iter_vocab():
+        piece = tok.piece_of(i)
         k = tok.piece_kind(i)
         if kind != "all pieces" and k != kind:
             continue
@@ -153,15 +161,15 @@ def vocab_rows(tok, query: str = "", limit: int = 2000) -> tuple[list[dict], int
     score_of = getattr(tok, "score_of", None)
     q = query.strip()
     rows, matched = [], 0
-    for i in range(tok.vocab_size):
-        label = token_label(tok, i)
+    for i, b in tok.iter_vocab():
+        label = tok.piece_of(i) or render_token(b)
         if q and q not in label and q != str(i):
             continue
         matched += 1
         if len(rows) >= limit:
             continue
         parents = tok.merge_parents(i)
-        row = {"id": i, "token": label, "characters": len(tok.token_bytes(i).decode("utf-8", errors="replace"))}
+        row = {"id": i, "token": label, "characters": len(b.decode("utf-8", errors="replace"))}
         if i == unk:
             row["characters"], row["made by"] = 0, "unknown token"
         elif tok.is_special(i):
