@@ -13,6 +13,7 @@ from tokenizers.text import clean_text
 from ui import analysis, export, paging
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
+from ui.figures import plotly_text
 from ui.formatting import hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
@@ -348,7 +349,7 @@ def compare_view():
         metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
                                         "tokens vs first"], key=f"{K}metric")
         # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
-        fig = go.Figure(go.Bar(x=stats["tokenizer"], y=stats[metric], text=stats[metric],
+        fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
                                marker_color=SAFE_COLORS[:len(stats)]))
         fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
                           xaxis_title="tokenizer", yaxis_title=metric)
