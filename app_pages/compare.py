@@ -5,8 +5,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.compare_upload import upload_panel
-from app_pages.shared import (all_tokenizer_names, clean_state_text, md_title, render_decoder, resolve, title_of,
-                               user_tokenizers)
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
+                               resolve, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
@@ -190,6 +190,8 @@ def compare_view():
 
     # -- tokenize (per-visitor results kept in session_state) ------------------------------------------
     def tokenize_all(tokenizers: dict, txt: str) -> dict:
+        """name -> tokens; a tokenizer that fails on this text (an uploaded split pattern that runs
+        out of time) is left out with a message, and its failure is remembered like a result."""
         cache = st.session_state.setdefault(f"{K}results", {})
         out = {}
         for name, tok in tokenizers.items():
@@ -197,15 +199,23 @@ def compare_view():
             if key not in cache:
                 if len(cache) > 16:
                     cache.clear()
-                cache[key] = (tok.tokenize(txt, allowed_special="all") if parse_special
-                              else tok.tokenize(txt, disallowed_special=()))
-            out[name] = cache[key]
+                try:
+                    cache[key] = tokenize_text(tok, txt, parse=parse_special, name=name)
+                except TokenizeFailed as e:
+                    cache[key] = e
+            if isinstance(cache[key], TokenizeFailed):
+                results_area.error(str(cache[key]), icon="⚠️")
+            else:
+                out[name] = cache[key]
         return out
 
 
     tokenizers = {n: t for n in names if (t := resolve(n)) is not None}
     results = tokenize_all(tokenizers, clean)
     results_b = tokenize_all(tokenizers, clean_b) if ab and clean_b else {}
+    if results_b:  # side by side: only the tokenizers that managed both texts
+        results = {n: r for n, r in results.items() if n in results_b}
+        results_b = {n: r for n, r in results_b.items() if n in results}
     if not results:
         st.stop()
 
@@ -373,7 +383,10 @@ def compare_view():
                               help="Any tokenizer, not only the ones shown above.")
             dtok = tokenizers.get(dn) or resolve(dn)
             if dtok is not None:
-                example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
+                try:
+                    example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
+                except TOKENIZE_ERRORS:
+                    example = ""
                 raw = st.text_input("Token ids (commas or spaces)", key=f"{K}decode_ids", placeholder=example)
                 render_decoder(dtok, raw, key=f"{K}decode")
 

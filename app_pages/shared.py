@@ -6,6 +6,7 @@ import streamlit as st
 
 from tokenizers import REGISTRY, Tokenizer, VocabularyMissingError, get_tokenizer
 from tokenizers.text import clean_text
+from ui.formatting import escape_markdown
 
 
 @st.cache_resource(show_spinner="Loading tokenizer…")
@@ -52,9 +53,26 @@ def title_of(name: str) -> str:
 def md_title(name: str) -> str:
     """A tokenizer's title for Markdown (st.info, captions, labels): escaped, since a visitor's own
     tokenizer is named after an uploaded file."""
-    from ui.formatting import escape_markdown
-
     return escape_markdown(title_of(name))
+
+
+class TokenizeFailed(Exception):
+    """A tokenizer could not tokenize this text; the message says why, escaped for Markdown."""
+
+
+# what a tokenizer may raise on a visitor's text: a split pattern from an upload that runs out of time
+# (PatternError, a ValueError), or a backend refusing the input
+TOKENIZE_ERRORS = (ValueError, RecursionError, MemoryError)
+
+
+def tokenize_text(tok: Tokenizer, text: str, *, parse: bool, name: str | None = None):
+    """tok.tokenize with the page's special-token choice (parse: parsed, else as text). What the text
+    can make it raise becomes TokenizeFailed, whose message names the tokenizer (escaped)."""
+    try:
+        return tok.tokenize(text, allowed_special="all") if parse else tok.tokenize(text, disallowed_special=())
+    except TOKENIZE_ERRORS as e:
+        raise TokenizeFailed(f"**{md_title(name or tok.name)}** could not tokenize this text: "
+                             f"{escape_markdown(str(e) or type(e).__name__)}") from None
 
 
 def clean_state_text(key: str) -> int:

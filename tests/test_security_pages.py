@@ -89,6 +89,15 @@ def unsafe_plotly(at) -> list[str]:
     return bad
 
 
+def shown(body: str) -> str:
+    """A Markdown body as a reader sees its characters (escapes and joiners dropped)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body).replace("\u2060", "")
+
+
+def errors(at) -> str:
+    return "\n".join(shown(e.body) for e in at.error)
+
+
 def assert_safe(at):
     assert not at.exception, at.exception
     assert not unsafe_markdown(at), unsafe_markdown(at)
@@ -472,3 +481,61 @@ def test_languages_uploads_named_and_filled_with_payloads():
     for tab in ("Parallel text", "Programs"):
         at.session_state["languages_tab"] = tab
         assert_safe(run(at))
+
+
+# -- an uploaded split pattern that backtracks for ever: a message on every page, never a traceback ----------
+SLOW_PATTERN = r"(x+x+)+y|\s+|."
+SLOW_TEXT = "x" * 3000 + "z"
+
+
+@pytest.fixture
+def quick_patterns(monkeypatch):
+    """Uploaded patterns stop after 0.2 s instead of 3 s, so the test is quick."""
+    from tokenizers import patterns
+
+    monkeypatch.setattr(patterns, "UNTRUSTED_TIMEOUT", 0.2)
+
+
+def upload_slow_tokenizer(at):
+    from upload_samples import GOOD
+
+    at.file_uploader(key=f"{U}file").set_value(("slow.tiktoken", GOOD["tiktoken"][1](), "application/octet-stream"))
+    run(at)
+    at.selectbox(key=f"{U}pattern").set_value("Paste a regex…")
+    run(at)
+    at.text_input(key=f"{U}regex").set_value(SLOW_PATTERN)
+    run(at)
+    at.button(key=f"{U}load").click()
+    run(at)
+    assert "slow.tiktoken" in at.session_state[f"{K}tokenizers"]
+    return at
+
+
+def test_a_catastrophic_uploaded_pattern_gives_a_message_on_every_page(quick_patterns):
+    at = upload_slow_tokenizer(app(text="hello", tokenizers="gpt2"))
+    at.session_state[f"{K}text"] = SLOW_TEXT
+    run(at)
+    assert "**slow.tiktoken** could not tokenize this text: The split pattern ran for more than" in errors(at), errors(at)
+    assert "gpt2" in " ".join(h.proto.body for h in at.get("html"))  # the other tokenizers still drawn
+    at.session_state[f"{K}decode_tok"] = "slow.tiktoken"
+    assert_safe(run(at))
+    at.switch_page("app_pages/inside.py")
+    at.session_state["inside_tok"] = "slow.tiktoken"
+    at.session_state["inside_text"] = SLOW_TEXT
+    assert_safe(run(at))
+    assert "ran for more than" in errors(at), errors(at)
+    at.switch_page("app_pages/quirks.py")
+    at.session_state["quirks_tokenizers"] = ["gpt2", "slow.tiktoken"]
+    from ui.quirks import CARDS
+
+    at.session_state[f"quirks_{CARDS[0].key}_a"] = SLOW_TEXT
+    assert_safe(run(at))
+    assert "ran for more than" in errors(at), errors(at)
+    at.switch_page("app_pages/languages.py")
+    at.session_state["languages_tokenizers"] = ["gpt2", "slow.tiktoken"]
+    at.session_state["languages_tab"] = "Your corpus"
+    run(at)
+    at.file_uploader(key="languages_upload").set_value([("eng.txt", SLOW_TEXT.encode(), "text/plain"),
+                                                        ("fra.txt", b"bonjour", "text/plain")])
+    assert_safe(run(at))
+    assert "ran for more than" in errors(at), errors(at)
