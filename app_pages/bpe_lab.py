@@ -251,11 +251,9 @@ def step_view():
 
 if view == "Merges":
     q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ' the' (a space is ·)")
-    rows = merge_rows(tok)
-    if q:
-        needle = search_key(q)
-        rows = [r for r in rows if needle in r["left"] or needle in r["right"] or needle in r["new token"]]
-    st.caption(f"{len(rows):,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+    rows, matched = merge_rows(tok, search_key(q) if q else "")
+    st.caption(f"{matched:,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+               + (f"; the first {len(rows):,} are listed" if matched > len(rows) else "")
                + ". · is a space, ↵ a newline, → a tab; type them as they are.")
     if rows:  # the table's height follows its rows (st.dataframe's own sizing), up to about ten
         st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}merges")
@@ -305,10 +303,16 @@ else:  # Save
                 "with the uploader under **Train**. The model lives only in this visit: download it to keep it "
                 "or to share it.")
     d1, d2, d3, d4 = st.columns(4)
-    d1.download_button("lab_bpe.model", bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model", on_click="ignore")
-    d2.download_button("lab_bpe.vocab", bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab", on_click="ignore")
+    # built when clicked: a loaded model of a million merges is megabytes in each format
+    d1.download_button("lab_bpe.model", lambda: bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model",
+                       on_click="ignore")
+    d2.download_button("lab_bpe.vocab", lambda: bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab",
+                       on_click="ignore")
     try:
-        d3.download_button("lab_bpe.tiktoken", bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken", key=f"{K}dl_tiktoken", on_click="ignore")
-        d4.download_button("lab_bpe.json", bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta", on_click="ignore")
+        bpe_io.tiktoken_ranks(tok)  # refuses a vocabulary the format cannot hold, with the reason
+        d3.download_button("lab_bpe.tiktoken", lambda: bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken",
+                           key=f"{K}dl_tiktoken", on_click="ignore")
+        d4.download_button("lab_bpe.json", lambda: bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta",
+                           on_click="ignore")
     except ValueError as e:
         d3.caption(escape_markdown(str(e)))

@@ -312,23 +312,37 @@ def compare_view():
 
 
     # -- per tokenizer: two to a row (A and B side by side in two-text mode; one to a row when presenting)
+    def page_windows(txt: str, res: dict) -> tuple[int, int]:
+        """(characters per page, pages) for one text, so that no column draws much more than PAGE_SIZE
+        tokens (text B is paged as text A is: drawn whole, a megabyte of B sent 31 MB to the browser)."""
+        per = paging.chars_per_page(len(txt), [len(t) for t in res.values()], PAGE_SIZE)
+        return per, (len(txt) - 1) // per + 1 if txt else 1
+
+    def window_of(txt: str, per: int, n_pages: int, page: int) -> tuple[int, int]:
+        k = min(page, n_pages - 1)
+        return k * per, min(len(txt), (k + 1) * per)
+
     n_chars = len(clean)
-    per_page = paging.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
-    pages = (n_chars - 1) // per_page + 1
+    per_page, pages = page_windows(clean, results)
+    per_b, pages_b = page_windows(clean_b, results_b) if ab and results_b else (1, 1)
     page = 0
     with results_area:
-        if pages > 1:
-            page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
-            st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
-                       f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
-        window = (page * per_page, min(n_chars, (page + 1) * per_page))
+        if max(pages, pages_b) > 1:
+            page = st.number_input(f"Page (1–{max(pages, pages_b)})", 1, max(pages, pages_b), 1, key=f"{K}page") - 1
+            a0, a1 = window_of(clean, per_page, pages, page)
+            st.caption(f"Showing characters {a0 + 1:,}–{a1:,} of {n_chars:,}"
+                       + (f" (text B: {window_of(clean_b, per_b, pages_b, page)[0] + 1:,}–"
+                          f"{window_of(clean_b, per_b, pages_b, page)[1]:,} of {len(clean_b):,})" if pages_b > 1 else "")
+                       + ", the same stretch in every column; the counts cover the whole text.")
+        window = window_of(clean, per_page, pages, page)
         if ab and results_b:
+            window_b = window_of(clean_b, per_b, pages_b, page)
             for name in results:
                 ca, cb = st.columns(2)
                 with ca:
                     draw_column(name, results[name], clean, 0, "a", window)
                 with cb:
-                    draw_column(name, results_b[name], clean_b, 1, "b", (0, len(clean_b)))
+                    draw_column(name, results_b[name], clean_b, 1, "b", window_b)
         else:
             items = list(results.items())
             per_row = 1 if present or len(items) == 1 else 2

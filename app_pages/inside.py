@@ -200,7 +200,13 @@ with tabs[5]:
     v1, v2 = st.columns([2, 1])
     q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
     cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat")
-    vocab, longest = registry_vocab(name) if name in REGISTRY else vocab_entries(tok)
+    if name in REGISTRY:
+        vocab, longest = registry_vocab(name)
+    else:  # a visitor's own: read once per visit (a loaded model may hold a million tokens)
+        own = st.session_state.setdefault(f"{K}own_vocab", {})
+        if own.get(name, (None,))[0] is not tok:
+            own[name] = (tok, vocab_entries(tok))
+        vocab, longest = own[name][1]
     rows = search_vocab(vocab, q, cat)
     st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")

@@ -8,15 +8,30 @@ from collections.abc import Sequence
 from .formatting import hexbytes, render_token
 
 
-def merge_rows(tok) -> list[dict]:
+MAX_MERGE_ROWS = 5_000  # rows of the merge table sent to the browser (a loaded model may have a million)
+
+
+def merge_rows(tok, needle: str = "", limit: int | None = MAX_MERGE_ROWS) -> tuple[list[dict], int]:
+    """(rows, how many merges match) of the merge table in rank order; `needle` keeps the merges whose
+    left, right or new token (rendered, spaces as ·) contain it; at most `limit` rows are built."""
     v = tok.vocab
-    if not tok.history:  # a loaded model: merges without a training record
-        return [{"rank": idx - 256, "left": render_token(v[a]), "right": render_token(v[b]),
-                 "new token": render_token(v[idx]), "new id": idx, "pair ids": f"{a}, {b}", "count": None}
-                for (a, b), idx in sorted(tok.merges.items(), key=lambda kv: kv[1])]
-    return [{"rank": r.rank, "left": render_token(v[r.pair[0]]), "right": render_token(v[r.pair[1]]),
-             "new token": render_token(v[r.new_id]), "new id": r.new_id, "pair ids": f"{r.pair[0]}, {r.pair[1]}",
-             "count": r.count} for r in tok.history]
+    if tok.history:
+        merges = ((r.rank, r.pair, r.new_id, r.count) for r in tok.history)
+    else:  # a loaded model: merges without a training record
+        merges = ((idx - 256, pair, idx, None) for pair, idx in sorted(tok.merges.items(), key=lambda kv: kv[1]))
+    total = len(tok.history) if tok.history else len(tok.merges)
+    rows, matched = [], 0
+    for rank, (a, b), new, count in merges:
+        if not needle and limit is not None and len(rows) >= limit:
+            return rows, total  # every merge matches: no need to render the rest
+        left, right, token = render_token(v[a]), render_token(v[b]), render_token(v[new])
+        if needle and needle not in left and needle not in right and needle not in token:
+            continue
+        matched += 1
+        if limit is None or len(rows) < limit:
+            rows.append({"rank": rank, "left": left, "right": right, "new token": token, "new id": new,
+                         "pair ids": f"{a}, {b}", "count": count})
+    return rows, matched
 
 
 def pair_rows(tok, pairs: list[tuple[tuple[int, int], int]], chosen: tuple[int, int] | None) -> list[dict]:

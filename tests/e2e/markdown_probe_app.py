@@ -16,6 +16,9 @@ from tests.payloads import PAYLOADS  # noqa: E402
 from ui.figures import plotly_text  # noqa: E402
 from ui.formatting import escape_markdown, md_inline_code  # noqa: E402
 
+if st.query_params.get("boom") == "1":  # an uncaught exception: .streamlit/config.toml decides what shows
+    raise RuntimeError(f"secret detail: {ROOT}/tests/e2e/markdown_probe_app.py")
+
 raw = st.query_params.get("raw") == "1"
 esc = (lambda s: s) if raw else escape_markdown
 code = (lambda s: f"`{s}`") if raw else (lambda s: md_inline_code(s, limit=10_000))

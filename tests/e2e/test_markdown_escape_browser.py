@@ -105,3 +105,18 @@ def test_the_same_payloads_unescaped_do_inject(browser, probe_url):
     # a backtick in the value closes a single-backtick code span: the link inside renders
     assert r("code", "md_link_in_code")["links"] == 1
     assert got["chart"]["links"] >= 1
+
+
+def test_an_uncaught_exception_shows_no_message_or_traceback(browser, probe_url):
+    """.streamlit/config.toml: client.showErrorDetails = "type": the exception's type, a generic
+    message, no traceback and no server path (the probe app raises one naming its own path)."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(probe_url + "/?boom=1")
+    page.wait_for_selector("[data-testid='stException']", timeout=TIMEOUT)
+    page.wait_for_timeout(300)
+    shown = page.inner_text("[data-testid='stMain']")
+    ctx.close()
+    assert "RuntimeError" in shown
+    assert "secret detail" not in shown and str(ROOT) not in shown and "Traceback" not in shown
+    assert ".py" not in shown and "line " not in shown
