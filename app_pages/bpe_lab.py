@@ -12,7 +12,7 @@ from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from ui import uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
 from app_pages.widgets import lab_player
-from ui.formatting import duration, md_code, md_inline_code, render_token
+from ui.formatting import duration, escape_markdown, md_code, md_inline_code, render_token
 from ui.spans import render_spans
 from ui.tables import merge_rows, pair_rows
 
@@ -57,9 +57,9 @@ elif source == "Upload a file":
     if up is not None:
         try:
             corpus, replaced = uploads.decode_upload(up.name, up.getvalue())
-            st.caption(f"{up.name}: {len(corpus):,} characters.")
+            st.caption(f"{md_code(up.name)}: {len(corpus):,} characters.")
         except uploads.UploadError as e:
-            st.error(str(e))
+            st.error(escape_markdown(str(e)))
 else:
     size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
                             format_func=lambda n: f"{n // 1000} KB")
@@ -84,7 +84,7 @@ specials_raw = c3.text_input("Special tokens (comma-separated)", "<|endoftext|>"
 specials = [s.strip() for s in specials_raw.split(",") if s.strip()]
 
 if problem:
-    st.error(problem)
+    st.error(escape_markdown(problem))
 limit = MAX_TRAIN_CHARS if pattern is not None else MAX_TRAIN_CHARS_NO_SPLIT
 if len(corpus) > limit:
     why = "" if pattern is not None else (" (with no split the whole text is one chunk, which every merge "
@@ -119,7 +119,7 @@ if clicked or st.session_state.pop(f"{K}autotrain", False):
         bar.progress(1.0, text=f"Done: {report.merges:,} merges in {duration(report.seconds)}")
     except (TrainingError, PatternError) as e:
         bar.empty()
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))
 
 with st.container(border=True):
     up = st.file_uploader("…or load a saved `.model` file (saved here, or by minbpe)", type=["model"],
@@ -132,15 +132,17 @@ with st.container(border=True):
             loaded = bpe_io.loads(up.getvalue().decode("utf-8"), name="lab_bpe")
             loaded.title = f"Lab BPE, loaded ({loaded.vocab_size:,} tokens)"
             st.session_state.update({f"{K}model": loaded, f"{K}report": None, f"{K}trained_text": "",
-                                     f"{K}step": 0, f"{K}load_error": ""})
+                                     f"{K}step": 0, f"{K}load_error": "", f"{K}load_note": uploads.vocabulary_note(loaded)})
             user_tokenizers()["lab_bpe"] = loaded
         except UnicodeDecodeError:
-            st.session_state[f"{K}load_error"] = (f"{up.name} is not a text file (it is not valid UTF-8). A .model "
+            st.session_state[f"{K}load_error"] = (f"{md_code(up.name)} is not a text file (it is not valid UTF-8). A .model "
                                                   "file is text whose first line is `minbpe v1`.")
         except (bpe_io.ModelFormatError, PatternError) as e:
-            st.session_state[f"{K}load_error"] = f"{up.name} could not be loaded: {e}"
+            st.session_state[f"{K}load_error"] = f"{md_code(up.name)} could not be loaded: {escape_markdown(str(e))}"
     if st.session_state.get(f"{K}load_error"):
-        st.error(st.session_state[f"{K}load_error"])
+        st.error(st.session_state[f"{K}load_error"])  # escaped where it is written
+    elif up is not None and st.session_state.get(f"{K}load_note"):
+        st.info(st.session_state[f"{K}load_note"])
 
 tok = st.session_state.get(f"{K}model")
 if tok is None:
@@ -162,7 +164,7 @@ if trained_here:
     if trained_text == CLASSIC_TEXT:
         st.markdown(f"`{CLASSIC_TEXT}` encodes to `{tok.encode(CLASSIC_TEXT, disallowed_special=())}`.")
     if report.stopped_early:
-        st.warning(report.stopped_early)
+        st.warning(escape_markdown(report.stopped_early))
     if report.replaced_bytes:
         st.warning(f"{report.replaced_bytes:,} invalid byte sequence(s) in the text were replaced by U+FFFD.")
 else:
@@ -249,11 +251,9 @@ def step_view():
 
 if view == "Merges":
     q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ' the' (a space is ·)")
-    rows = merge_rows(tok)
-    if q:
-        needle = search_key(q)
-        rows = [r for r in rows if needle in r["left"] or needle in r["right"] or needle in r["new token"]]
-    st.caption(f"{len(rows):,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+    rows, matched = merge_rows(tok, search_key(q) if q else "")
+    st.caption(f"{matched:,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+               + (f"; the first {len(rows):,} are listed" if matched > len(rows) else "")
                + ". · is a space, ↵ a newline, → a tab; type them as they are.")
     if rows:  # the table's height follows its rows (st.dataframe's own sizing), up to about ten
         st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}merges")
@@ -303,10 +303,16 @@ else:  # Save
                 "with the uploader under **Train**. The model lives only in this visit: download it to keep it "
                 "or to share it.")
     d1, d2, d3, d4 = st.columns(4)
-    d1.download_button("lab_bpe.model", bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model", on_click="ignore")
-    d2.download_button("lab_bpe.vocab", bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab", on_click="ignore")
+    # built when clicked: a loaded model of a million merges is megabytes in each format
+    d1.download_button("lab_bpe.model", lambda: bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model",
+                       on_click="ignore")
+    d2.download_button("lab_bpe.vocab", lambda: bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab",
+                       on_click="ignore")
     try:
-        d3.download_button("lab_bpe.tiktoken", bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken", key=f"{K}dl_tiktoken", on_click="ignore")
-        d4.download_button("lab_bpe.json", bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta", on_click="ignore")
+        bpe_io.tiktoken_ranks(tok)  # refuses a vocabulary the format cannot hold, with the reason
+        d3.download_button("lab_bpe.tiktoken", lambda: bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken",
+                           key=f"{K}dl_tiktoken", on_click="ignore")
+        d4.download_button("lab_bpe.json", lambda: bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta",
+                           on_click="ignore")
     except ValueError as e:
-        d3.caption(str(e))
+        d3.caption(escape_markdown(str(e)))

@@ -5,13 +5,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages.compare_upload import upload_panel
-from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
+                               resolve, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
 from ui import analysis, export, paging
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
+from ui.figures import plotly_text
 from ui.formatting import hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
@@ -167,7 +169,7 @@ def compare_view():
                        "each is shown and tokenized as U+FFFD �.")
         own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
         if own:
-            st.caption(", ".join(title_of(n) for n in own) + " lives only in this visit: a link to this page will not "
+            st.caption(", ".join(md_title(n) for n in own) + " lives only in this visit: a link to this page will not "
                        "carry it. Download the model to keep it or to share it.")
             for n in own:
                 tok_own = user_tokenizers()[n]
@@ -188,6 +190,8 @@ def compare_view():
 
     # -- tokenize (per-visitor results kept in session_state) ------------------------------------------
     def tokenize_all(tokenizers: dict, txt: str) -> dict:
+        """name -> tokens; a tokenizer that fails on this text (an uploaded split pattern that runs
+        out of time) is left out with a message, and its failure is remembered like a result."""
         cache = st.session_state.setdefault(f"{K}results", {})
         out = {}
         for name, tok in tokenizers.items():
@@ -195,15 +199,23 @@ def compare_view():
             if key not in cache:
                 if len(cache) > 16:
                     cache.clear()
-                cache[key] = (tok.tokenize(txt, allowed_special="all") if parse_special
-                              else tok.tokenize(txt, disallowed_special=()))
-            out[name] = cache[key]
+                try:
+                    cache[key] = tokenize_text(tok, txt, parse=parse_special, name=name)
+                except TokenizeFailed as e:
+                    cache[key] = e
+            if isinstance(cache[key], TokenizeFailed):
+                results_area.error(str(cache[key]), icon="⚠️")
+            else:
+                out[name] = cache[key]
         return out
 
 
     tokenizers = {n: t for n in names if (t := resolve(n)) is not None}
     results = tokenize_all(tokenizers, clean)
     results_b = tokenize_all(tokenizers, clean_b) if ab and clean_b else {}
+    if results_b:  # side by side: only the tokenizers that managed both texts
+        results = {n: r for n, r in results.items() if n in results_b}
+        results_b = {n: r for n, r in results_b.items() if n in results}
     if not results:
         st.stop()
 
@@ -228,7 +240,7 @@ def compare_view():
             else:
                 st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
                         "Turn on *Parse special tokens* to see it as the single special token a model would get.")
-        trailing = [title_of(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
+        trailing = [md_title(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
         if trailing:
             st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
                     + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
@@ -253,7 +265,7 @@ def compare_view():
         t = toks[pos]
         rank = tok.merge_rank(t.id)
         with st.container(border=True):
-            st.markdown(f"**Token {t.id}** in {md_code(title_of(name))} · bytes `{hexbytes(t.bytes) or '—'}` · "
+            st.markdown(f"**Token {t.id}** in {md_title(name)} · bytes `{hexbytes(t.bytes) or '—'}` · "
                         f"text {md_inline_code(t.piece or t.bytes.decode('utf-8', 'backslashreplace'))}"
                         + (f" · merge rank {rank}" if rank is not None else "")
                         + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
@@ -281,7 +293,7 @@ def compare_view():
             if diff_on and name != ref and which == "a":
                 marks = analysis.differing_starts(toks, results[ref])
                 st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
-                           f"in the whole text not in {title_of(ref)} (red edge).")
+                           f"in the whole text not in {md_title(ref)} (red edge).")
             here = pinned and pinned[0] == name and pinned[1] == which
             token_spans(component_key(f"{K}spans", name, which),
                         span_model(txt, shown, whitespace=show_ws, alternating=alternating, marks=marks,
@@ -300,23 +312,37 @@ def compare_view():
 
 
     # -- per tokenizer: two to a row (A and B side by side in two-text mode; one to a row when presenting)
+    def page_windows(txt: str, res: dict) -> tuple[int, int]:
+        """(characters per page, pages) for one text, so that no column draws much more than PAGE_SIZE
+        tokens (text B is paged as text A is: drawn whole, a megabyte of B sent 31 MB to the browser)."""
+        per = paging.chars_per_page(len(txt), [len(t) for t in res.values()], PAGE_SIZE)
+        return per, (len(txt) - 1) // per + 1 if txt else 1
+
+    def window_of(txt: str, per: int, n_pages: int, page: int) -> tuple[int, int]:
+        k = min(page, n_pages - 1)
+        return k * per, min(len(txt), (k + 1) * per)
+
     n_chars = len(clean)
-    per_page = paging.chars_per_page(n_chars, [len(t) for t in results.values()], PAGE_SIZE)
-    pages = (n_chars - 1) // per_page + 1
+    per_page, pages = page_windows(clean, results)
+    per_b, pages_b = page_windows(clean_b, results_b) if ab and results_b else (1, 1)
     page = 0
     with results_area:
-        if pages > 1:
-            page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
-            st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
-                       f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
-        window = (page * per_page, min(n_chars, (page + 1) * per_page))
+        if max(pages, pages_b) > 1:
+            page = st.number_input(f"Page (1–{max(pages, pages_b)})", 1, max(pages, pages_b), 1, key=f"{K}page") - 1
+            a0, a1 = window_of(clean, per_page, pages, page)
+            st.caption(f"Showing characters {a0 + 1:,}–{a1:,} of {n_chars:,}"
+                       + (f" (text B: {window_of(clean_b, per_b, pages_b, page)[0] + 1:,}–"
+                          f"{window_of(clean_b, per_b, pages_b, page)[1]:,} of {len(clean_b):,})" if pages_b > 1 else "")
+                       + ", the same stretch in every column; the counts cover the whole text.")
+        window = window_of(clean, per_page, pages, page)
         if ab and results_b:
+            window_b = window_of(clean_b, per_b, pages_b, page)
             for name in results:
                 ca, cb = st.columns(2)
                 with ca:
                     draw_column(name, results[name], clean, 0, "a", window)
                 with cb:
-                    draw_column(name, results_b[name], clean_b, 1, "b", (0, len(clean_b)))
+                    draw_column(name, results_b[name], clean_b, 1, "b", window_b)
         else:
             items = list(results.items())
             per_row = 1 if present or len(items) == 1 else 2
@@ -347,7 +373,7 @@ def compare_view():
         metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
                                         "tokens vs first"], key=f"{K}metric")
         # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
-        fig = go.Figure(go.Bar(x=stats["tokenizer"], y=stats[metric], text=stats[metric],
+        fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
                                marker_color=SAFE_COLORS[:len(stats)]))
         fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
                           xaxis_title="tokenizer", yaxis_title=metric)
@@ -371,7 +397,10 @@ def compare_view():
                               help="Any tokenizer, not only the ones shown above.")
             dtok = tokenizers.get(dn) or resolve(dn)
             if dtok is not None:
-                example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
+                try:
+                    example = ", ".join(str(i) for i in dtok.encode("hello world", disallowed_special=()))
+                except TOKENIZE_ERRORS:
+                    example = ""
                 raw = st.text_input("Token ids (commas or spaces)", key=f"{K}decode_ids", placeholder=example)
                 render_decoder(dtok, raw, key=f"{K}decode")
 

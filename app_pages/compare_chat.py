@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.shared import all_tokenizer_names, resolve, title_of
+from app_pages.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
 from tokenizers.text import clean_text
 from ui.formatting import escape_markdown
@@ -21,6 +22,7 @@ DEFAULT_CHAT = [("system", "You are a helpful assistant. Answer briefly."),
 DEFAULT_TOKENIZERS = ["llama3", "qwen", "mistral_tekken", "o200k_harmony"]
 MAX_TURNS = 40
 MAX_CHARS = 100_000  # per message
+SHOWN_CHARS = 20_000  # characters of the formatted text drawn (the rest is downloaded)
 
 
 def _state(k: str) -> list[int]:
@@ -135,5 +137,12 @@ def chat_mode(k: str) -> None:
         c1, c2 = st.columns([2, 3])
         c1.dataframe(per, hide_index=True, key=f"{k}per_{name}")
         with c2:
-            st.caption("The formatted text (copy it with the button at its corner):")
-            st.code(res.text, language=None, wrap_lines=True)
+            if len(res.text) <= SHOWN_CHARS:
+                st.caption("The formatted text (copy it with the button at its corner):")
+                st.code(res.text, language=None, wrap_lines=True)
+            else:  # forty long turns would send megabytes per tokenizer on every rerun
+                st.caption(f"The first {SHOWN_CHARS:,} of {len(res.text):,} characters of the formatted text; "
+                           "download it whole:")
+                st.code(res.text[:SHOWN_CHARS] + " …", language=None, wrap_lines=True)
+                st.download_button("Formatted text (.txt)", lambda t=res.text: t.encode("utf-8"), "chat.txt",
+                                   "text/plain", key=f"{k}dl_{component_key(name)}", on_click="ignore")

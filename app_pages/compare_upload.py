@@ -12,6 +12,7 @@ from app_pages.shared import user_tokenizers
 from tokenizers import REGISTRY
 from tokenizers.user_files import FORMATS, UserFileError, detect_format, known_patterns, load_user_file
 from ui.formatting import escape_markdown
+from ui.uploads import vocabulary_note
 
 MAX_FILE_MB = 20          # Streamlit's server.maxUploadSize (.streamlit/config.toml) is 20 too
 MAX_LOADED = 6            # uploaded tokenizers kept per visit
@@ -68,7 +69,8 @@ def _load(k: str, selection_key: str) -> None:
     chosen = list(st.session_state.get(selection_key, []))
     if name not in chosen:
         st.session_state[selection_key] = chosen + [name]
-    st.session_state[f"{k}loaded"] = (name, tok.source_format, tok.vocab_size, time.perf_counter() - t0)
+    st.session_state[f"{k}loaded"] = (name, tok.source_format, tok.vocab_size, time.perf_counter() - t0,
+                                      vocabulary_note(tok))
 
 
 def _remove(k: str, name: str, selection_key: str) -> None:
@@ -107,9 +109,11 @@ def upload_panel(k: str, selection_key: str) -> None:
             st.error(escape_markdown(err), icon="⚠️")
         done = st.session_state.get(f"{k}loaded")
         if done and done[0] in own:
-            name, fmt, size, secs = done
+            name, fmt, size, secs, note = done
             st.success(f"Loaded **{escape_markdown(name)}** ({escape_markdown(fmt)}, {size:,} ids) in {secs:.1f} s. "
                        "It is in the tokenizer picker, on every page, until you leave.")
+            if note:
+                st.info(note)
         for name, tok in uploaded.items():
             c1, c2 = st.columns([5, 1])
             c1.caption(f"{escape_markdown(name)}: {escape_markdown(tok.source_format)}, {tok.vocab_size:,} ids")

@@ -6,7 +6,8 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder, resolve, title_of
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder,
+                               resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, BPETokenizer
 from tokenizers import UnknownTokenIdError
 from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
@@ -15,29 +16,18 @@ from tokenizers.text import clean_text
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
 from app_pages.widgets import token_clicks
-from ui.formatting import IdParseError, hexbytes, md_inline_code, parse_ids, render_token
+from ui.formatting import IdParseError, escape_markdown, hexbytes, md_inline_code, parse_ids, render_token
 from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans
-from ui.tables import CATEGORIES, search_vocab
+from ui.tables import CATEGORIES, search_vocab, vocab_entries
 
 K = "inside_"
-
-
-def vocab_index(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, bytes, str]]]:
-    """(every token as (id, bytes, piece), the 15 longest)."""
-    vocab = []
-    for i in range(tok.vocab_size):
-        try:
-            vocab.append((i, tok.token_bytes(i), tok.piece_of(i)))
-        except (UnknownTokenIdError, KeyError):
-            pass  # a hole in the id range (cl100k has one)
-    return vocab, sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
 
 
 @st.cache_resource(show_spinner="Reading the vocabulary…")
 def registry_vocab(name: str):
     """Built once per server for everyone (a visitor's own tokenizers are read per visit)."""
-    return vocab_index(load_tokenizer(name))
+    return vocab_entries(load_tokenizer(name))
 MAX_PICK = 2000      # tokens offered in the picker
 MAX_CHAR_ROWS = 400  # characters in the code point table
 
@@ -53,9 +43,10 @@ if "tokenizer" in q and q != st.session_state.get(f"{K}url_written"):
         st.session_state[f"{K}tok"] = q["tokenizer"]
     if "text" in q:
         st.session_state[f"{K}text"] = q["text"]
-    if q.get("id", "").isdigit():
-        st.session_state.update({f"{K}by_id": True, f"{K}id": q["id"]})
-    elif q.get("token", "").isdigit():
+    # ASCII digits only: str.isdigit() is true for "²", which int() refuses
+    if q.get("id", "").isascii() and q.get("id", "").isdigit():
+        st.session_state.update({f"{K}by_id": True, f"{K}id": q["id"][:40]})
+    elif q.get("token", "").isascii() and q.get("token", "").isdigit():
         st.session_state[f"{K}by_id"] = False
         st.session_state[f"{K}pick_{st.session_state.get(f'{K}tok', 'cl100k_base')}"] = int(q["token"])
 
@@ -73,7 +64,11 @@ clean, more = clean_text(text)
 if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
 bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
-toks = tok.tokenize(clean, disallowed_special=()) if clean else []
+try:
+    toks = tokenize_text(tok, clean, parse=False, name=name) if clean else []
+except TokenizeFailed as e:  # an uploaded split pattern that runs out of time on this text
+    st.error(str(e), icon="⚠️")
+    st.stop()
 shown = toks[:MAX_PICK]
 # the picker is keyed by tokenizer: one shared key kept showing the last tokenizer's token in the
 # browser after a switch ("#0 Token (id 3404)" above a description of Mistral's token 16625)
@@ -96,7 +91,7 @@ if by_id:
         tok.check_ids(ids)
         token_id = ids[0]
     except (IdParseError, UnknownTokenIdError) as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))
 elif shown:
     k = st.selectbox("Token", range(len(shown)), key=pick_key,
                      format_func=lambda i: f"#{i}  {render_token(shown[i].bytes)!s}  (id {shown[i].id})")
@@ -154,7 +149,7 @@ with tabs[1]:
         st.markdown("**Clusters of several code points** (each looks like one character):")
         for g in multi[:20]:
             cps = " ".join(f"U+{ord(c):04X}" for c in g)
-            st.markdown(f"- `{g}` = {cps}: {describe_cluster(g)}")
+            st.markdown(f"- {md_inline_code(g)} = {cps}: {escape_markdown(describe_cluster(g))}")
 
 with tabs[2]:
     cols = st.columns(2)
@@ -173,7 +168,7 @@ with tabs[3]:
     elif not clean:
         st.info("Type some text above.")
     else:
-        chunks = bpe.split(clean)[:500]
+        chunks = bpe.split(clean)[:500]  # ran once already: tokenize above split the same text
         ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", format_func=lambda i: f"#{i}  {chunks[i]!r}")
         start, steps = bpe.encode_steps(chunks[ci])
         k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
@@ -191,7 +186,11 @@ with tabs[4]:
     example = ""
     if bpe is not None:
         lone = bpe.byte_ids[0x8B]
-        example = f"{tok.encode_ordinary('hi')[0]}, {lone}"
+        try:
+            hi = tok.encode_ordinary("hi")[0]
+        except TOKENIZE_ERRORS:
+            hi = bpe.byte_ids[0x68]
+        example = f"{hi}, {lone}"
         st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
                    "cannot stand alone.")
     raw = st.text_input("Token ids", example, key=f"{K}decode")
@@ -201,7 +200,13 @@ with tabs[5]:
     v1, v2 = st.columns([2, 1])
     q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
     cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat")
-    vocab, longest = registry_vocab(name) if name in REGISTRY else vocab_index(tok)
+    if name in REGISTRY:
+        vocab, longest = registry_vocab(name)
+    else:  # a visitor's own: read once per visit (a loaded model may hold a million tokens)
+        own = st.session_state.setdefault(f"{K}own_vocab", {})
+        if own.get(name, (None,))[0] is not tok:
+            own[name] = (tok, vocab_entries(tok))
+        vocab, longest = own[name][1]
     rows = search_vocab(vocab, q, cat)
     st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")

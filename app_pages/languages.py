@@ -6,7 +6,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import all_tokenizer_names, resolve, title_of
+from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
     token_premium
@@ -100,8 +100,13 @@ with tabs[0]:
         ref = reference_picker(list(LANGUAGES), "eng", labels, f"{K}ref")
         about = pd.DataFrame({"name": {c: lang.name for c, lang in LANGUAGES.items()},
                               "script": {c: lang.script for c, lang in LANGUAGES.items()}}).rename_axis("language")
-        draw_results(premium(language_texts(), toks, ref), {c: lang.name for c, lang in LANGUAGES.items()}, ref,
-                     f"{K}langs", about, "token_premium_languages.csv")
+        try:
+            df = premium(language_texts(), toks, ref)
+        except TOKENIZE_ERRORS as e:  # an uploaded split pattern that runs out of time
+            st.error(escape_markdown(str(e)))
+            st.stop()
+        draw_results(df, {c: lang.name for c, lang in LANGUAGES.items()}, ref, f"{K}langs", about,
+                     "token_premium_languages.csv")
         with st.expander("The parallel text"):
             st.dataframe(pd.DataFrame([{"code": c, "language": lang.name, "script": lang.script,
                                         **{f"sentence {k + 1}": s for k, s in enumerate(lang.sentences)}}
@@ -116,7 +121,12 @@ with tabs[1]:
                     "against the Python version.")
         labels = {c: p.name for c, p in PROGRAMS.items()}
         ref = reference_picker(list(PROGRAMS), "python", labels, f"{K}code_ref")
-        draw_results(premium(program_texts(), toks, ref), labels, ref, f"{K}code", None, "token_premium_code.csv")
+        try:
+            df = premium(program_texts(), toks, ref)
+        except TOKENIZE_ERRORS as e:
+            st.error(escape_markdown(str(e)))
+            st.stop()
+        draw_results(df, labels, ref, f"{K}code", None, "token_premium_code.csv")
         with st.expander("The programs"):
             shown = st.selectbox("Program", list(PROGRAMS), format_func=labels.get, key=f"{K}code_show")
             st.code(PROGRAMS[shown].source, language=shown)
@@ -173,7 +183,7 @@ with tabs[2]:
 
                     try:
                         df = by_key(token_premium(texts, list(toks.values()), ref, progress=progress), toks)
-                    except ValueError as e:
+                    except TOKENIZE_ERRORS as e:
                         st.error(escape_markdown(str(e)))
                         st.stop()
                     bar.progress(1.0, text=f"Done: {len(codes)} languages × {len(toks)} tokenizers in "

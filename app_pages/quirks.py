@@ -6,7 +6,8 @@ from urllib.parse import quote, urlencode
 import pandas as pd
 import streamlit as st
 
-from app_pages.shared import all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of,
+                               tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers import vocab_audit
 from tokenizers.text import clean_text
@@ -45,8 +46,12 @@ def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
     if key not in cache:
         if sum(map(len, {k[2] for k in cache} | {text})) > CACHE_CHARS or len(cache) > 256:
             cache.clear()
-        cache[key] = (tok.tokenize(text, allowed_special="all") if parse
-                      else tok.tokenize(text, disallowed_special=()))
+        try:
+            cache[key] = tokenize_text(tok, text, parse=parse, name=name)
+        except TokenizeFailed as e:  # remembered too: a pattern that ran out of time would on every rerun
+            cache[key] = e
+    if isinstance(cache[key], TokenizeFailed):
+        raise cache[key]
     return cache[key]
 
 
@@ -79,7 +84,11 @@ def label_of(tok: Tokenizer, i: int) -> str:
 def draw_tokens(name: str, tok: Tokenizer, text: str, title: str, parse: bool = False, flip: bool = False,
                 versus: int = 0, whitespace: bool = False) -> None:
     """One tokenizer's count and spans for one text; `versus`: text A's count, for B's ratio."""
-    toks = tokens_of(name, tok, text, parse)
+    try:
+        toks = tokens_of(name, tok, text, parse)
+    except TokenizeFailed as e:
+        st.error(str(e), icon="⚠️")
+        return
     note = f"{len(toks) / versus:.2f}× A ({len(toks) - versus:+,})" if versus else ""
     body = render_small_header(name, title, len(toks), len(text), note)
     if toks:
@@ -434,7 +443,10 @@ with tabs[0]:
         else:
             st.markdown("Cards: " + " · ".join(f"[{c.title}](#{c.key})" for c in CARDS))
             for card in CARDS:
-                draw_card(card, list(toks), toks)
+                try:
+                    draw_card(card, list(toks), toks)
+                except TokenizeFailed as e:  # a count or table beyond the spans (each column says so itself)
+                    st.error(str(e), icon="⚠️")
 if not tabs[0].open:  # the evidence covers every vocabulary, this visitor's own ones included
     every = {n: t for n in all_tokenizer_names() if (t := resolve(n)) is not None}
     for tab, draw in zip(tabs[1:], (draw_numbers, draw_audit, draw_rare)):
@@ -442,4 +454,7 @@ if not tabs[0].open:  # the evidence covers every vocabulary, this visitor's own
             if tab.open:
                 st.caption("Computed over every tokenizer: "
                            + ", ".join(escape_markdown(title_of(n)) for n in every) + ".")
-                draw(list(every), every)
+                try:
+                    draw(list(every), every)
+                except TOKENIZE_ERRORS as e:  # a visitor's own tokenizer whose split pattern gives up
+                    st.error(escape_markdown(str(e)), icon="⚠️")

@@ -247,8 +247,10 @@ def merge_tree_tab(tok, report, trained) -> None:
         typed = st.text_input("…or type a piece or an id", key=f"{K}tree_typed", placeholder="▁the, 300")
         target = pick
         if typed.strip():
-            t = typed.strip() if typed.strip().isdigit() else typed  # a leading space is the ▁ of a piece
-            target = int(t) if t.isdigit() and int(t) < tok.vocab_size else tok.piece_id(t.replace(" ", "\u2581"))
+            # a leading space is the ▁ of a piece; ASCII digits only (str.isdigit() is true for "²")
+            number = typed.strip().isascii() and typed.strip().isdigit()
+            t = typed.strip() if number else typed
+            target = int(t) if number and int(t) < tok.vocab_size else tok.piece_id(t.replace(" ", "\u2581"))
             if target is None:
                 st.error(f"No piece {md_code(t.replace(' ', chr(0x2581)))} in this model (a space stands for ▁).")
         if target is not None:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from tokenizers import REGISTRY, Tokenizer, VocabularyMissingError, get_tokenizer
 from tokenizers.text import clean_text
+from ui.formatting import escape_markdown
 
 
 @st.cache_resource(show_spinner="Loading tokenizer…")
@@ -57,6 +58,31 @@ def title_of(name: str) -> str:
     return getattr(own, "title", None) or name
 
 
+def md_title(name: str) -> str:
+    """A tokenizer's title for Markdown (st.info, captions, labels): escaped, since a visitor's own
+    tokenizer is named after an uploaded file."""
+    return escape_markdown(title_of(name))
+
+
+class TokenizeFailed(Exception):
+    """A tokenizer could not tokenize this text; the message says why, escaped for Markdown."""
+
+
+# what a tokenizer may raise on a visitor's text: a split pattern from an upload that runs out of time
+# (PatternError, a ValueError), or a backend refusing the input
+TOKENIZE_ERRORS = (ValueError, RecursionError, MemoryError)
+
+
+def tokenize_text(tok: Tokenizer, text: str, *, parse: bool, name: str | None = None):
+    """tok.tokenize with the page's special-token choice (parse: parsed, else as text). What the text
+    can make it raise becomes TokenizeFailed, whose message names the tokenizer (escaped)."""
+    try:
+        return tok.tokenize(text, allowed_special="all") if parse else tok.tokenize(text, disallowed_special=())
+    except TOKENIZE_ERRORS as e:
+        raise TokenizeFailed(f"**{md_title(name or tok.name)}** could not tokenize this text: "
+                             f"{escape_markdown(str(e) or type(e).__name__)}") from None
+
+
 def clean_state_text(key: str) -> int:
     """Replace lone surrogates in a text widget's state before the widget is drawn (Streamlit
     cannot send them to the browser). Returns how many were replaced, so the page can say so."""
@@ -78,7 +104,7 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
     a table of the ids' bytes, and every stretch of bytes that is not valid UTF-8 explained."""
     from tokenizers import UnknownTokenIdError
     from tokenizers.inside import invalid_utf8_spans
-    from ui.formatting import IdParseError, hexbytes, parse_ids
+    from ui.formatting import IdParseError, escape_markdown, hexbytes, parse_ids
     from ui.tables import id_rows
 
     if not raw.strip():
@@ -87,7 +113,7 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
         ids = parse_ids(raw)
         data = tok.decode_bytes(ids)
     except (IdParseError, UnknownTokenIdError) as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))
         return
     out = data.decode("utf-8", errors="replace")
     st.markdown("**Text** (decoded with `errors=\"replace\"`)")

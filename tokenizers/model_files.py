@@ -29,6 +29,10 @@ MAGIC = "minbpe v1"
 MAX_MERGES = 1_000_000       # merges a .model file may hold (GPT-4's vocabulary has 100,000)
 MAX_SPECIALS = 10_000
 MAX_ID_GAP = 1_000_000       # how far past the last merge a special token's id may be
+# the bytes of all tokens together: each merge spells its token out, so a chain of merges ("256 97",
+# "257 97", …) makes tokens as long as the chain and memory quadratic in the file (100,000 such lines,
+# a 1 MB file, would spell 5 GB). Real vocabularies hold far less: o200k_base's 200,000 tokens 1.4 MB
+MAX_VOCAB_BYTES = 40_000_000  # the Lab's worst case, a chain of 8,192 merges, spells 33.6 MB
 
 
 class ModelFormatError(ValueError):
@@ -96,6 +100,7 @@ def parse_model(text: str) -> ModelData:
     vocab = {i: bytes([i]) for i in range(256)}
     merges = Merges()
     idx = 256
+    total = 256
     for lineno, line in enumerate(lines[3 + n_special:], start=4 + n_special):
         if not line.strip():
             continue
@@ -106,6 +111,11 @@ def parse_model(text: str) -> ModelData:
         if a not in vocab or b not in vocab:
             raise ModelFormatError(f"Line {lineno} merges id {a if a not in vocab else b}, "
                                    f"which no earlier line defines.")
+        total += len(vocab[a]) + len(vocab[b])
+        if total > MAX_VOCAB_BYTES:
+            raise ModelFormatError(f"Line {lineno}: the merges so far spell {total:,} bytes of tokens, more than a model "
+                                   f"here may hold ({MAX_VOCAB_BYTES:,}; o200k_base's 200,000 tokens take 1.4 MB). "
+                                   "Its tokens grow with every line (a chain of merges).")
         merges[(a, b)] = idx
         vocab[idx] = vocab[a] + vocab[b]
         idx += 1

@@ -51,16 +51,28 @@ def parse_ids(s: str) -> list[int]:
     return [int(p) for p in parts]
 
 
-# every character that Markdown (CommonMark + GitHub extensions + Streamlit's directives) gives a
-# meaning: escaping each with a backslash makes any string render as itself
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=&\"'])")
+# Streamlit renders Markdown with GitHub's extensions and its own: directives (:red[…]), math ($…$),
+# emoji shortcodes (:smile:) and icons (:material/home:). Escaping every ASCII punctuation character
+# with a backslash (CommonMark allows it for all of them) stops each of those. Two things need more:
+# GitHub's autolink literals (https://…, www.…, a@b.c) and Streamlit's :streamlit: logo are found in
+# the text *after* escapes are resolved, so a WORD JOINER (U+2060, invisible, no width) goes before
+# "http", "www." and "@" and after a colon that a word follows, where it keeps the link, shortcode or
+# icon from starting; and Streamlit rewrites ":material/" to an icon anywhere in the raw source, which
+# the escaped "/" and the joiner prevent.
+WORD_JOINER = "\u2060"
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")           # every ASCII punctuation character
+_JOIN_AT = re.compile(r"(?i)(?=https?:|www\.|@)|(?<=:)(?=[\w+-])")
 
 
 def escape_markdown(s: str) -> str:
-    """User-controlled text made safe for st.markdown / st.info / labels: every Markdown
-    metacharacter backslash-escaped, so links, images, headings, code spans, HTML, math ($…$) and
-    Streamlit's :color[…] directives render as the literal characters. Newlines become spaces."""
-    return _MD_SPECIAL.sub(r"\\\1", s.replace("\r", " ").replace("\n", " "))
+    """User-controlled text made safe for st.markdown / st.info / captions / labels / help: it renders
+    as the literal characters (links, images, autolinks, headings, lists, code spans, HTML, entities,
+    math, :color[…] directives, emoji shortcodes and icons all stay text). Newlines become spaces.
+    The only change a reader could find is an invisible U+2060 before "http", "www." and "@" and
+    after a colon that a word follows (see above): `ui.formatting.WORD_JOINER`."""
+    s = s.replace("\r", " ").replace("\n", " ")
+    s = _JOIN_AT.sub(WORD_JOINER, s)
+    return _MD_PUNCT.sub(r"\\\1", s)
 
 
 def md_code(s: str, limit: int = 80) -> str:
@@ -73,10 +85,10 @@ def md_code(s: str, limit: int = 80) -> str:
 def md_inline_code(s: str, limit: int = 80) -> str:
     """A user string as a Markdown code span that shows it literally: the fence is one backtick longer
     than the longest run of backticks inside (CommonMark), so no value can close it early; newlines
-    become spaces."""
-    import re as _re
-
+    become spaces. Streamlit rewrites ":material/" in the raw source even inside code spans, so a
+    WORD JOINER goes after its colon."""
     short = (s if len(s) <= limit else s[:limit] + "…").replace("\r", " ").replace("\n", " ")
-    fence = "`" * (max((len(m) for m in _re.findall(r"`+", short)), default=0) + 1)
+    short = short.replace(":material/", ":" + WORD_JOINER + "material/")
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", short)), default=0) + 1)
     pad = " " if short.startswith("`") or short.endswith("`") or not short.strip() else ""
     return f"{fence}{pad}{short}{pad}{fence}"

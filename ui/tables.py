@@ -8,15 +8,30 @@ from collections.abc import Sequence
 from .formatting import hexbytes, render_token
 
 
-def merge_rows(tok) -> list[dict]:
+MAX_MERGE_ROWS = 5_000  # rows of the merge table sent to the browser (a loaded model may have a million)
+
+
+def merge_rows(tok, needle: str = "", limit: int | None = MAX_MERGE_ROWS) -> tuple[list[dict], int]:
+    """(rows, how many merges match) of the merge table in rank order; `needle` keeps the merges whose
+    left, right or new token (rendered, spaces as ·) contain it; at most `limit` rows are built."""
     v = tok.vocab
-    if not tok.history:  # a loaded model: merges without a training record
-        return [{"rank": idx - 256, "left": render_token(v[a]), "right": render_token(v[b]),
-                 "new token": render_token(v[idx]), "new id": idx, "pair ids": f"{a}, {b}", "count": None}
-                for (a, b), idx in sorted(tok.merges.items(), key=lambda kv: kv[1])]
-    return [{"rank": r.rank, "left": render_token(v[r.pair[0]]), "right": render_token(v[r.pair[1]]),
-             "new token": render_token(v[r.new_id]), "new id": r.new_id, "pair ids": f"{r.pair[0]}, {r.pair[1]}",
-             "count": r.count} for r in tok.history]
+    if tok.history:
+        merges = ((r.rank, r.pair, r.new_id, r.count) for r in tok.history)
+    else:  # a loaded model: merges without a training record
+        merges = ((idx - 256, pair, idx, None) for pair, idx in sorted(tok.merges.items(), key=lambda kv: kv[1]))
+    total = len(tok.history) if tok.history else len(tok.merges)
+    rows, matched = [], 0
+    for rank, (a, b), new, count in merges:
+        if not needle and limit is not None and len(rows) >= limit:
+            return rows, total  # every merge matches: no need to render the rest
+        left, right, token = render_token(v[a]), render_token(v[b]), render_token(v[new])
+        if needle and needle not in left and needle not in right and needle not in token:
+            continue
+        matched += 1
+        if limit is None or len(rows) < limit:
+            rows.append({"rank": rank, "left": left, "right": right, "new token": token, "new id": new,
+                         "pair ids": f"{a}, {b}", "count": count})
+    return rows, matched
 
 
 def pair_rows(tok, pairs: list[tuple[tuple[int, int], int]], chosen: tuple[int, int] | None) -> list[dict]:
@@ -48,6 +63,14 @@ def in_category(text: str, category: str) -> bool:
         return bool(letters) and letters.isdigit() and letters.isascii()
     script = category.removeprefix("only ")
     return bool(letters) and "\ufffd" not in letters and all(_script(c) == script for c in letters if not c.isspace())
+
+
+def vocab_entries(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, bytes, str]]]:
+    """(every token as (id, bytes, piece) in id order, the 15 longest), for the vocabulary browser.
+    Walks tok.iter_vocab(), the ids in use: an uploaded model's range can be a million ids wide with
+    a few hundred tokens in it."""
+    vocab = [(i, b, tok.piece_of(i)) for i, b in tok.iter_vocab()]
+    return vocab, sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
 
 
 def search_vocab(vocab: Sequence[tuple[int, bytes, str]], query: str, category: str, limit: int = 200) -> list[dict]:
@@ -89,8 +112,8 @@ def sp_vocab_rows(tok, query: str, kind: str, category: str, limit: int = 200) -
     q_hex = q.replace(" ", "").upper()
     is_hex = len(q_hex) >= 2 and len(q_hex) % 2 == 0 and all(c in "0123456789ABCDEF" for c in q_hex)
     rows, matched = [], 0
-    for i in range(tok.vocab_size):
-        piece, b = tok.piece_of(i), tok.token_bytes(i)
+    for i, b in tok.iter_vocab():
+        piece = tok.piece_of(i)
         k = tok.piece_kind(i)
         if kind != "all pieces" and k != kind:
             continue
@@ -153,15 +176,15 @@ def vocab_rows(tok, query: str = "", limit: int = 2000) -> tuple[list[dict], int
     score_of = getattr(tok, "score_of", None)
     q = query.strip()
     rows, matched = [], 0
-    for i in range(tok.vocab_size):
-        label = token_label(tok, i)
+    for i, b in tok.iter_vocab():
+        label = tok.piece_of(i) or render_token(b)
         if q and q not in label and q != str(i):
             continue
         matched += 1
         if len(rows) >= limit:
             continue
         parents = tok.merge_parents(i)
-        row = {"id": i, "token": label, "characters": len(tok.token_bytes(i).decode("utf-8", errors="replace"))}
+        row = {"id": i, "token": label, "characters": len(b.decode("utf-8", errors="replace"))}
         if i == unk:
             row["characters"], row["made by"] = 0, "unknown token"
         elif tok.is_special(i):

@@ -36,3 +36,14 @@ def decode_upload(name: str, data: bytes) -> tuple[str, int]:
     text = data.decode("utf-8", errors="replace")
     replaced = text.count("\ufffd") - data.count("\ufffd".encode())
     return text, replaced
+
+
+def vocabulary_note(tok, *, sparse_factor: int = 4) -> str | None:
+    """A sentence for an uploaded or loaded model whose id range is mostly unused (a special token far
+    past its merges, ids with gaps): how many ids it really has. None for an ordinary vocabulary."""
+    used = sum(1 for _ in tok.iter_vocab())
+    if tok.vocab_size <= sparse_factor * used + 4096:
+        return None
+    return (f"Its ids run from 0 to {tok.vocab_size - 1:,}, but only {used:,} of them are tokens; the rest of the "
+            "range is unused (a special token placed far past the merges). The pages list, draw and decode the "
+            "ids in use; an unused id typed into a decoder is named as unused.")

@@ -7,6 +7,7 @@ No browser is ever downloaded: Playwright's Python package is only the driver, p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -48,14 +49,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    _require_browser()
+@contextlib.contextmanager
+def streamlit_server(script: Path, log_name: str = "streamlit-e2e.log", *extra: str):
+    """`streamlit run script` on a free local port; yields its URL, stops it afterwards."""
     port = _free_port()
-    log = open(ROOT / "artifacts" / "streamlit-e2e.log", "w") if (ROOT / "artifacts").mkdir(exist_ok=True) is None else None
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "artifacts" / log_name, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         *extra],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -70,13 +73,22 @@ def app_url():
             proc.kill()
             raise RuntimeError(f"streamlit did not start; see {log.name}")
         time.sleep(0.3)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    _require_browser()
+    with streamlit_server(ROOT / "app.py") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
