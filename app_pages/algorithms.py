@@ -1,18 +1,18 @@
 """Algorithms: five ways to cut text into tokens, trained on one text side by side."""
 
-import time
-
 import pandas as pd
 import streamlit as st
 
+from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
-from tokenizers import TrainingError
-from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, length_curve, train, usage
+from tokenizers import lab_jobs
+from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.corpus import stdlib_docstrings
+from tokenizers.jobs import JobError
 from tokenizers.text import clean_text
 from ui import uploads
 from ui.figures import length_curve_figure
-from ui.formatting import duration, escape_markdown, md_code, plural
+from ui.formatting import escape_markdown, md_code, plural
 from ui.spans import WORD_LEGEND, render_header, render_spans
 from ui.tables import candidate_rows, step_rows, token_label, vocab_rows
 
@@ -21,6 +21,7 @@ MAX_VOCAB = 8192
 # every algorithm trains on at most this much. Classic BPE and WordPiece are pure Python: on 250 KB at
 # vocab 8,192 they take 0.6 s and 1.7 s of CPU; all five with their curves took 16 s on a busy 2-core machine
 MAX_TRAIN_CHARS = 500_000
+TRAIN_TIMEOUT = 120.0        # seconds for all five and their curves, in a child process
 MAX_DRAWN = 2_000            # tokens drawn per algorithm in the segmentation
 STEP_TEXT_CHARS = 1_500      # characters of training text drawn in the step view
 MIN_HELD_OUT_TEXT = 2_000    # shorter texts are trained on whole, with nothing held out
@@ -79,48 +80,37 @@ if len(corpus) > MAX_TRAIN_CHARS:
 st.caption(f"The last 10% of the text is held out (not trained on) to measure each algorithm on text it never saw "
            f"(a text under {MIN_HELD_OUT_TEXT:,} characters is trained on whole).")
 
+if was_stopped(f"{K}stop"):
+    st.warning("Training stopped. The models trained before (if any) are kept.")
 if st.button("Train all five", type="primary", key=f"{K}train"):
     text = corpus[:MAX_TRAIN_CHARS]
     # a small text is trained on whole (Sennrich's example must stay the example); the curve then reads
     # the training text itself, and says so
     train_text, held = held_out_split(text) if len(text) >= MIN_HELD_OUT_TEXT else (text, "")
-    bar = st.progress(0.0, text="Starting…")
-    start = time.perf_counter()
-    models, errors, seconds, curves = {}, {}, {}, {}
-    phases = 2 * len(NAMES)
-    for k, name in enumerate(NAMES):
-        def report(fraction: float, detail: str, k=k, name=name) -> None:
-            bar.progress(min(1.0, (k + fraction) / phases),
-                         text=f"Training {title(name)} · {detail} · {time.perf_counter() - start:.1f} s")
-
-        report(0.0, "starting")
-        t0 = time.perf_counter()
-        try:
-            models[name] = train(name, train_text, int(vocab_size), progress=report)
-            seconds[name] = time.perf_counter() - t0
-        except TrainingError as e:
-            errors[name] = str(e)
-    sizes = curve_sizes(int(vocab_size))
     held_for_curve = held or train_text[-20_000:]
-    for k, (name, tok) in enumerate(models.items()):
-        def step(done: int, total: int, k=k, name=name) -> None:
-            bar.progress(min(1.0, (len(NAMES) + (k + done / total) * len(NAMES) / len(models)) / phases),
-                         text=f"Held-out length of {title(name)} at {done} of {total} vocab sizes · "
-                              f"{time.perf_counter() - start:.1f} s")
 
-        curves[name] = length_curve(tok, train_text, held_for_curve, sizes, progress=step)
-    bar.progress(1.0, text=f"Done in {duration(time.perf_counter() - start)}")
-    own = user_tokenizers()
-    for name in NAMES:
-        own.pop(f"alg_{name}", None)
-    for name, tok in models.items():
-        tok.title = f"{title(name)} (Algorithms)"
-        own[tok.name] = tok
-    st.session_state[f"{K}result"] = {
-        "models": models, "errors": errors, "seconds": seconds, "curves": curves, "vocab": int(vocab_size),
-        "train_chars": len(train_text), "held_out": held_for_curve, "held_is_training": not held,
-        "train_text": train_text}
-    st.session_state[f"{K}segment_cache"] = {}
+    def describe(state) -> tuple[float, str]:
+        fraction, detail = state.last or (0.0, f"Starting · {state.elapsed:.1f} s")
+        return fraction, detail
+
+    try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
+        done = run_with_stop(lab_jobs.train_algorithms, train_text, held_for_curve, int(vocab_size),
+                             key=f"{K}stop", timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training")
+    except JobError as e:
+        st.error(escape_markdown(str(e)))
+        done = None
+    if done is not None:
+        models = done["models"]
+        own = user_tokenizers()
+        for name in NAMES:
+            own.pop(f"alg_{name}", None)
+        for name, tok in models.items():
+            tok.title = f"{title(name)} (Algorithms)"
+            own[tok.name] = tok
+        st.session_state[f"{K}result"] = {
+            **done, "vocab": int(vocab_size), "train_chars": len(train_text), "held_out": held_for_curve,
+            "held_is_training": not held, "train_text": train_text}
+        st.session_state[f"{K}segment_cache"] = {}
 
 result = st.session_state.get(f"{K}result")
 if result is None:

@@ -6,6 +6,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from app_pages.long_work import stop_button, was_stopped
 from app_pages.shared import clean_state_text, user_tokenizers
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.sentencepiece_backend import ModelFormatError
@@ -126,11 +127,17 @@ def train_twin(label: str, changes: dict) -> None:
     base = st.session_state[f"{K}trained"]
     options = {**base["options"], **changes}
     note = ""
-    with st.spinner(f"Training the twin ({label})…"):
+    bar = st.progress(0.0, text=f"Training the twin ({label})…")
+    slot = stop_button(f"{K}stop_twin", "Stop training", timeout=TIMEOUT)
+
+    def progress(p) -> None:  # each call is a point where a Stop ends the wait (and the child)
+        bar.progress(min(1.0, p.fraction or 0.0), text=f"Training the twin ({label}) · {p.phase} · {p.elapsed:.1f} s")
+
+    try:
         for _ in range(2):
             try:
                 twin = train(base["text"], timeout=TIMEOUT, memory_mb=MEMORY_MB, name=f"{LAB_NAME}_{label}",
-                             title=label, **options)
+                             title=label, progress=progress, **options)
                 st.session_state[f"{K}twins"][label] = (twin, note)
                 return
             except SentencePieceTrainingError as e:
@@ -141,6 +148,9 @@ def train_twin(label: str, changes: dict) -> None:
                     continue
                 st.session_state[f"{K}twins"][label] = (None, str(e))
                 return
+    finally:
+        bar.empty()
+        slot.empty()
 
 
 # -- the tabs ----------------------------------------------------------------------------------------
@@ -427,6 +437,8 @@ split_long = st.checkbox("Split lines longer than max_sentence_length before tra
                          key=f"{K}split_long")
 remember(KEPT)
 train_now = st.button("Train", type="primary", key=f"{K}train")
+if any([was_stopped(f"{K}stop"), was_stopped(f"{K}stop_twin")]):
+    st.warning("Training stopped. The model trained before (if any) is kept.")
 if st.session_state.pop(f"{K}train_again", False):
     train_now = True
 
@@ -444,6 +456,9 @@ if train_now:
                      + f" · {p.elapsed:.1f} s")
 
     st.session_state[f"{K}error"] = None
+    # the trainer runs in a child process; each progress call is a point where a Stop (this button,
+    # Streamlit's own, leaving the page) ends the wait, and train() kills the child on the way out
+    stop_slot = stop_button(f"{K}stop", "Stop training", timeout=TIMEOUT)
     try:
         tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME, **options)
         tok.title = f"SentencePiece Lab ({tok.model_type}, {tok.vocab_size:,})"
@@ -453,6 +468,7 @@ if train_now:
     except SentencePieceTrainingError as e:
         bar.empty()
         st.session_state[f"{K}error"] = (e.reason, str(e), e.log)
+    stop_slot.empty()
 
 error = st.session_state.get(f"{K}error")
 if error:
