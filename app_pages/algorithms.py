@@ -10,7 +10,8 @@ from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.jobs import JobError
 from tokenizers.text import clean_text
-from ui import uploads
+from ui import limits, uploads
+from ui.cache import tokenized
 from ui.figures import length_curve_figure
 from ui.formatting import escape_markdown, md_code, plural
 from ui.spans import WORD_LEGEND, render_header, render_spans
@@ -74,6 +75,7 @@ corpus, lone = clean_text(corpus)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab")
+vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
             "training all five stays within a few seconds.")
@@ -110,8 +112,7 @@ if st.button("Train all five", type="primary", key=f"{K}train"):
         st.session_state[f"{K}result"] = {
             **done, "vocab": int(vocab_size), "train_chars": len(train_text), "held_out": held_for_curve,
             "held_is_training": not held, "train_text": train_text}
-        st.session_state[f"{K}segment_cache"] = {}
-
+    
 result = st.session_state.get(f"{K}result")
 if result is None:
     st.info("Choose a text and a vocabulary size, then press **Train all five**. The built-in corpus with 1,000 "
@@ -158,24 +159,21 @@ st.session_state.setdefault(f"{K}segment", DEFAULT_TEXT)
 segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment")
 show_ws = st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
 clean, _ = clean_text(segment_text)
+clean, size = limits.cut_text(clean, limits.SEGMENT_TEXT_BYTES)
+if size > limits.SEGMENT_TEXT_BYTES:
+    st.warning(limits.cut_message(size, limits.SEGMENT_TEXT_BYTES, "the segmentation"))
 st.html(WORD_LEGEND)
 if not clean:
     st.info("Type some text above to see how each algorithm cuts it.")
 else:
-    cache = st.session_state.setdefault(f"{K}segment_cache", {})
-    if len(cache) > 8:
-        cache.clear()
     n_bytes = len(clean.encode("utf-8"))
     rows = []
     for name in NAMES:
         tok = models.get(name)
         if tok is None:
             continue
-        key = (name, id(tok), hash(clean))
-        if key not in cache:
-            toks = tok.tokenize(clean, disallowed_special=())
-            cache[key] = (toks, usage(tok, clean, toks))
-        toks, use = cache[key]
+        toks = tokenized(tok, clean, parse_special=False)  # the shared, bounded store (ui/cache.py)
+        use = usage(tok, clean, toks)
         st.html(render_header(tok.name, title(name), len(toks), len(clean), n_bytes, unknown=use.unknown))
         if toks:
             st.html(render_spans(clean, toks[:MAX_DRAWN], whitespace=show_ws, rank_of=tok.merge_rank,

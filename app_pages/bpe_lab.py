@@ -9,7 +9,7 @@ from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
-from ui import uploads
+from ui import limits, uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
 from app_pages.widgets import lab_player
 from ui.formatting import duration, md_code, md_inline_code, render_token
@@ -72,6 +72,7 @@ if replaced:
 # -- options ---------------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
 vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab")
+vocab_size = limits.clamp_int(vocab_size, 256, MAX_VOCAB, 276)  # NaN or a crafted value: never past the bounds
 split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split",
                      help="Text is cut into chunks first; merges never cross a chunk boundary.")
 pattern, problem = SPLITS[split], ""
@@ -281,6 +282,7 @@ elif view == "Vocabulary trade-off":
         st.info(NO_MERGES)
     else:
         d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
+        d_model = limits.clamp_int(d_model, 16, 16384, 768)
         st.plotly_chart(sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
         st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "
                    "bigger: every point is this text's length at that vocabulary size, read from the training record.")

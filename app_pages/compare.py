@@ -7,12 +7,13 @@ import streamlit as st
 from app_pages.compare_upload import upload_panel
 from app_pages.shared import all_tokenizer_names, clean_state_text, render_decoder, resolve, title_of, user_tokenizers
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
-from tokenizers import REGISTRY, bpe_io, default_tokenizers
+from tokenizers import REGISTRY, PatternError, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
-from ui import analysis, export, paging
+from ui import analysis, export, limits, paging
+from ui.cache import tokenized
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
-from ui.formatting import hexbytes, md_code, md_inline_code
+from ui.formatting import escape_markdown, hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
 from ui.trees import render_tree
@@ -136,6 +137,9 @@ def compare_view():
     clean, more = clean_text(text)
     clean_b, more_b = clean_text(text_b)
     replaced += more + more_b
+    # one visitor's text is bounded (ui/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
+    clean, size_a = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
+    clean_b, size_b = limits.cut_text(clean_b, limits.COMPARE_TEXT_BYTES)
 
     # -- the link that reproduces this view ------------------------------------------------------------
     diff_on = st.session_state.get(f"{K}diff", False)
@@ -165,6 +169,10 @@ def compare_view():
         if replaced:
             st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
                        "each is shown and tokenized as U+FFFD �.")
+        for label, size in (("", size_a), ("B", size_b)):
+            if size > limits.COMPARE_TEXT_BYTES:
+                st.warning(limits.cut_message(size, limits.COMPARE_TEXT_BYTES, "Compare")
+                           .replace("The text", f"Text {label}" if label else "The text"))
         own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
         if own:
             st.caption(", ".join(title_of(n) for n in own) + " lives only in this visit: a link to this page will not "
@@ -186,18 +194,14 @@ def compare_view():
                          "tokenizers and options but not the text.")
 
 
-    # -- tokenize (per-visitor results kept in session_state) ------------------------------------------
+    # -- tokenize (results shared by all visitors in one bounded store: ui/cache.py) ---------------------
     def tokenize_all(tokenizers: dict, txt: str) -> dict:
-        cache = st.session_state.setdefault(f"{K}results", {})
         out = {}
         for name, tok in tokenizers.items():
-            key = (name, id(tok), hash(txt), parse_special)
-            if key not in cache:
-                if len(cache) > 16:
-                    cache.clear()
-                cache[key] = (tok.tokenize(txt, allowed_special="all") if parse_special
-                              else tok.tokenize(txt, disallowed_special=()))
-            out[name] = cache[key]
+            try:
+                out[name] = tokenized(tok, txt, parse_special=parse_special)
+            except PatternError as e:  # a split pattern from outside ran past its time limit on this text
+                results_area.error(f"{md_code(title_of(name))}: {escape_markdown(str(e))}")
         return out
 
 
@@ -306,17 +310,25 @@ def compare_view():
     page = 0
     with results_area:
         if pages > 1:
-            page = st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page") - 1
+            page = limits.clamp_int(st.number_input(f"Page (1–{pages})", 1, pages, 1, key=f"{K}page"), 1, pages, 1) - 1
             st.caption(f"Showing characters {page * per_page + 1:,}–{min(n_chars, (page + 1) * per_page):,} of "
                        f"{n_chars:,}, the same stretch in every column; the counts cover the whole text.")
         window = (page * per_page, min(n_chars, (page + 1) * per_page))
         if ab and results_b:
+            # text B is paged too (the same page number, as far as B goes): drawn whole, a long B was
+            # a million token boxes
+            per_page_b = paging.chars_per_page(len(clean_b), [len(t) for t in results_b.values()], PAGE_SIZE)
+            page_b = min(page, (len(clean_b) - 1) // per_page_b)
+            window_b = (page_b * per_page_b, min(len(clean_b), (page_b + 1) * per_page_b))
+            if window_b != (0, len(clean_b)):
+                st.caption(f"Text B: characters {window_b[0] + 1:,}–{window_b[1]:,} of {len(clean_b):,}.")
             for name in results:
                 ca, cb = st.columns(2)
                 with ca:
                     draw_column(name, results[name], clean, 0, "a", window)
                 with cb:
-                    draw_column(name, results_b[name], clean_b, 1, "b", (0, len(clean_b)))
+                    if name in results_b:
+                        draw_column(name, results_b[name], clean_b, 1, "b", window_b)
         else:
             items = list(results.items())
             per_row = 1 if present or len(items) == 1 else 2
@@ -339,7 +351,7 @@ def compare_view():
                         "B − A": rows_b[r["tokenizer"]]["tokens"] - r["tokens"],
                         "B / A": round(rows_b[r["tokenizer"]]["tokens"] / r["tokens"], 3) if r["tokens"] else None,
                         "chars A": r["characters"], "chars B": rows_b[r["tokenizer"]]["characters"]}
-                       for r in stats_rows]
+                       for r in stats_rows if r["tokenizer"] in rows_b]
             st.html(render_counts(ab_rows))
         else:
             st.html(render_counts(stats_rows))

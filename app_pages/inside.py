@@ -12,6 +12,7 @@ from tokenizers import UnknownTokenIdError
 from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
 from tokenizers.text import clean_text
+from ui import limits
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
 from app_pages.widgets import token_clicks
@@ -25,12 +26,9 @@ K = "inside_"
 
 def vocab_index(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, bytes, str]]]:
     """(every token as (id, bytes, piece), the 15 longest)."""
-    vocab = []
-    for i in range(tok.vocab_size):
-        try:
-            vocab.append((i, tok.token_bytes(i), tok.piece_of(i)))
-        except (UnknownTokenIdError, KeyError):
-            pass  # a hole in the id range (cl100k has one)
+    # the ids in use only: a file may put a special token a million ids past its vocabulary, and a walk
+    # over every id in between took seconds on each rerun
+    vocab = [(i, b, tok.piece_of(i)) for i, b in tok.iter_vocab()]
     return vocab, sorted(vocab, key=lambda t: (-len(t[1]), t[0]))[:15]
 
 
@@ -40,6 +38,7 @@ def registry_vocab(name: str):
     return vocab_index(load_tokenizer(name))
 MAX_PICK = 2000      # tokens offered in the picker
 MAX_CHAR_ROWS = 400  # characters in the code point table
+STEP_CHUNK_BYTES = 2000  # longest chunk encoded step by step (each step keeps all the chunk's parts)
 
 st.title("Inside a token")
 st.caption("Pick a token and see how it came to be: its merge tree, its bytes and code points, how the "
@@ -72,6 +71,9 @@ if tok is None:
 clean, more = clean_text(text)
 if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
+clean, size = limits.cut_text(clean, limits.INSIDE_TEXT_BYTES)
+if size > limits.INSIDE_TEXT_BYTES:
+    st.warning(limits.cut_message(size, limits.INSIDE_TEXT_BYTES, "Inside a token"))
 bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
 toks = tok.tokenize(clean, disallowed_special=()) if clean else []
 shown = toks[:MAX_PICK]
@@ -94,6 +96,7 @@ if by_id:
         if len(ids) != 1:
             raise IdParseError("Type one token id.")
         tok.check_ids(ids)
+        tok.token_bytes(ids[0])  # an id inside the range may still be unused (a gap in the file's ids)
         token_id = ids[0]
     except (IdParseError, UnknownTokenIdError) as e:
         st.error(str(e))
@@ -174,18 +177,25 @@ with tabs[3]:
         st.info("Type some text above.")
     else:
         chunks = bpe.split(clean)[:500]
-        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", format_func=lambda i: f"#{i}  {chunks[i]!r}")
-        start, steps = bpe.encode_steps(chunks[ci])
-        k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
-        parts = steps[k - 1].parts if k else start
-        labels = [render_token(bpe.token_bytes(p)) for p in parts]
-        st.html(render_parts(labels, steps[k - 1].position if k else None))
-        st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
-                   f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
-        st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
-                                    "right": render_token(bpe.token_bytes(s.pair[1])),
-                                    "→ new token": render_token(bpe.token_bytes(s.new_id)), "new id": s.new_id,
-                                    "rank": s.rank} for s in steps]), hide_index=True, key=f"{K}steps")
+        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk",
+                          format_func=lambda i: f"#{i}  {chunks[i][:60]!r}" + (" …" if len(chunks[i]) > 60 else ""))
+        ci = ci if ci is not None and ci < len(chunks) else 0
+        n_bytes = len(chunks[ci].encode("utf-8"))
+        if n_bytes > STEP_CHUNK_BYTES:  # every step keeps the chunk's parts: a long chunk costs its length squared
+            st.info(f"This chunk is {n_bytes:,} bytes long; the steps are shown for chunks up to {STEP_CHUNK_BYTES:,} "
+                    "bytes. Pick a shorter chunk.")
+        else:
+            start, steps = bpe.encode_steps(chunks[ci])
+            k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
+            parts = steps[k - 1].parts if k else start
+            labels = [render_token(bpe.token_bytes(p)) for p in parts]
+            st.html(render_parts(labels, steps[k - 1].position if k else None))
+            st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
+                       f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
+            st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
+                                        "right": render_token(bpe.token_bytes(s.pair[1])),
+                                        "→ new token": render_token(bpe.token_bytes(s.new_id)), "new id": s.new_id,
+                                        "rank": s.rank} for s in steps]), hide_index=True, key=f"{K}steps")
 
 with tabs[4]:
     example = ""
