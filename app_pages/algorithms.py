@@ -112,7 +112,7 @@ if st.button("Train all five", type="primary", key=f"{K}train"):
         st.session_state[f"{K}result"] = {
             **done, "vocab": int(vocab_size), "train_chars": len(train_text), "held_out": held_for_curve,
             "held_is_training": not held, "train_text": train_text}
-    
+
 result = st.session_state.get(f"{K}result")
 if result is None:
     st.info("Choose a text and a vocabulary size, then press **Train all five**. The built-in corpus with 1,000 "
