@@ -1,18 +1,19 @@
 """Algorithms: five ways to cut text into tokens, trained on one text side by side."""
 
-import time
-
 import pandas as pd
 import streamlit as st
 
+from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
-from tokenizers import TrainingError
-from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, length_curve, train, usage
+from tokenizers import lab_jobs
+from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.corpus import stdlib_docstrings
+from tokenizers.jobs import JobError
 from tokenizers.text import clean_text
-from ui import uploads
+from ui import limits, uploads
+from ui.cache import tokenized
 from ui.figures import length_curve_figure
-from ui.formatting import duration, escape_markdown, md_code, plural
+from ui.formatting import escape_markdown, md_code, plural
 from ui.spans import WORD_LEGEND, render_header, render_spans
 from ui.tables import candidate_rows, step_rows, token_label, vocab_rows
 
@@ -21,6 +22,7 @@ MAX_VOCAB = 8192
 # every algorithm trains on at most this much. Classic BPE and WordPiece are pure Python: on 250 KB at
 # vocab 8,192 they take 0.6 s and 1.7 s of CPU; all five with their curves took 16 s on a busy 2-core machine
 MAX_TRAIN_CHARS = 500_000
+TRAIN_TIMEOUT = 120.0        # seconds for all five and their curves, in a child process
 MAX_DRAWN = 2_000            # tokens drawn per algorithm in the segmentation
 STEP_TEXT_CHARS = 1_500      # characters of training text drawn in the step view
 MIN_HELD_OUT_TEXT = 2_000    # shorter texts are trained on whole, with nothing held out
@@ -73,54 +75,43 @@ corpus, lone = clean_text(corpus)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab")
+vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
             "training all five stays within a few seconds.")
 st.caption(f"The last 10% of the text is held out (not trained on) to measure each algorithm on text it never saw "
            f"(a text under {MIN_HELD_OUT_TEXT:,} characters is trained on whole).")
 
+if was_stopped(f"{K}stop"):
+    st.warning("Training stopped. The models trained before (if any) are kept.")
 if st.button("Train all five", type="primary", key=f"{K}train"):
     text = corpus[:MAX_TRAIN_CHARS]
     # a small text is trained on whole (Sennrich's example must stay the example); the curve then reads
     # the training text itself, and says so
     train_text, held = held_out_split(text) if len(text) >= MIN_HELD_OUT_TEXT else (text, "")
-    bar = st.progress(0.0, text="Starting…")
-    start = time.perf_counter()
-    models, errors, seconds, curves = {}, {}, {}, {}
-    phases = 2 * len(NAMES)
-    for k, name in enumerate(NAMES):
-        def report(fraction: float, detail: str, k=k, name=name) -> None:
-            bar.progress(min(1.0, (k + fraction) / phases),
-                         text=f"Training {title(name)} · {detail} · {time.perf_counter() - start:.1f} s")
-
-        report(0.0, "starting")
-        t0 = time.perf_counter()
-        try:
-            models[name] = train(name, train_text, int(vocab_size), progress=report)
-            seconds[name] = time.perf_counter() - t0
-        except TrainingError as e:
-            errors[name] = str(e)
-    sizes = curve_sizes(int(vocab_size))
     held_for_curve = held or train_text[-20_000:]
-    for k, (name, tok) in enumerate(models.items()):
-        def step(done: int, total: int, k=k, name=name) -> None:
-            bar.progress(min(1.0, (len(NAMES) + (k + done / total) * len(NAMES) / len(models)) / phases),
-                         text=f"Held-out length of {title(name)} at {done} of {total} vocab sizes · "
-                              f"{time.perf_counter() - start:.1f} s")
 
-        curves[name] = length_curve(tok, train_text, held_for_curve, sizes, progress=step)
-    bar.progress(1.0, text=f"Done in {duration(time.perf_counter() - start)}")
-    own = user_tokenizers()
-    for name in NAMES:
-        own.pop(f"alg_{name}", None)
-    for name, tok in models.items():
-        tok.title = f"{title(name)} (Algorithms)"
-        own[tok.name] = tok
-    st.session_state[f"{K}result"] = {
-        "models": models, "errors": errors, "seconds": seconds, "curves": curves, "vocab": int(vocab_size),
-        "train_chars": len(train_text), "held_out": held_for_curve, "held_is_training": not held,
-        "train_text": train_text}
-    st.session_state[f"{K}segment_cache"] = {}
+    def describe(state) -> tuple[float, str]:
+        fraction, detail = state.last or (0.0, f"Starting · {state.elapsed:.1f} s")
+        return fraction, detail
+
+    try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
+        done = run_with_stop(lab_jobs.train_algorithms, train_text, held_for_curve, int(vocab_size),
+                             key=f"{K}stop", timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training")
+    except JobError as e:
+        st.error(escape_markdown(str(e)))
+        done = None
+    if done is not None:
+        models = done["models"]
+        own = user_tokenizers()
+        for name in NAMES:
+            own.pop(f"alg_{name}", None)
+        for name, tok in models.items():
+            tok.title = f"{title(name)} (Algorithms)"
+            own[tok.name] = tok
+        st.session_state[f"{K}result"] = {
+            **done, "vocab": int(vocab_size), "train_chars": len(train_text), "held_out": held_for_curve,
+            "held_is_training": not held, "train_text": train_text}
 
 result = st.session_state.get(f"{K}result")
 if result is None:
@@ -168,24 +159,21 @@ st.session_state.setdefault(f"{K}segment", DEFAULT_TEXT)
 segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment")
 show_ws = st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
 clean, _ = clean_text(segment_text)
+clean, size = limits.cut_text(clean, limits.SEGMENT_TEXT_BYTES)
+if size > limits.SEGMENT_TEXT_BYTES:
+    st.warning(limits.cut_message(size, limits.SEGMENT_TEXT_BYTES, "the segmentation"))
 st.html(WORD_LEGEND)
 if not clean:
     st.info("Type some text above to see how each algorithm cuts it.")
 else:
-    cache = st.session_state.setdefault(f"{K}segment_cache", {})
-    if len(cache) > 8:
-        cache.clear()
     n_bytes = len(clean.encode("utf-8"))
     rows = []
     for name in NAMES:
         tok = models.get(name)
         if tok is None:
             continue
-        key = (name, id(tok), hash(clean))
-        if key not in cache:
-            toks = tok.tokenize(clean, disallowed_special=())
-            cache[key] = (toks, usage(tok, clean, toks))
-        toks, use = cache[key]
+        toks = tokenized(tok, clean, parse_special=False)  # the shared, bounded store (ui/cache.py)
+        use = usage(tok, clean, toks)
         st.html(render_header(tok.name, title(name), len(toks), len(clean), n_bytes, unknown=use.unknown))
         if toks:
             st.html(render_spans(clean, toks[:MAX_DRAWN], whitespace=show_ws, rank_of=tok.merge_rank,

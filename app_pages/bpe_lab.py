@@ -1,15 +1,15 @@
 """BPE Lab: train a byte-level BPE on your text and watch it learn, merge by merge."""
 
-import time
-
 import pandas as pd
 import streamlit as st
 
+from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
-from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
+from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
+from tokenizers.jobs import JobError
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
-from ui import uploads
+from ui import limits, uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
 from app_pages.widgets import lab_player
 from ui.formatting import duration, escape_markdown, md_code, md_inline_code, render_token
@@ -24,6 +24,7 @@ MAX_TRAIN_CHARS = 2_000_000       # bounds training to about a second with the C
 # with no split the text is one chunk that every merge walks again: ~5 s per 1 M characters at
 # vocab 8192 in C, far more in pure Python, so the plain algorithm gets a smaller bound
 MAX_TRAIN_CHARS_NO_SPLIT = 200_000
+TRAIN_TIMEOUT = 60.0              # seconds; training runs in a child process and is stopped after this
 STEP_TEXT_CHARS = 3_000           # how much of the training text the step view draws
 PAIR_VIEW_CHARS = 100_000         # pair counts per step are shown for corpora up to this size
 SPLITS = {"GPT-4 pattern": GPT4_PATTERN, "GPT-2 pattern": GPT2_PATTERN, "No split (the plain algorithm)": None,
@@ -71,6 +72,7 @@ if replaced:
 # -- options ---------------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
 vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab")
+vocab_size = limits.clamp_int(vocab_size, 256, MAX_VOCAB, 276)  # NaN or a crafted value: never past the bounds
 split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split",
                      help="Text is cut into chunks first; merges never cross a chunk boundary.")
 pattern, problem = SPLITS[split], ""
@@ -96,29 +98,25 @@ b1, b2 = st.columns([1, 3], vertical_alignment="center")
 clicked = b1.button("Train", type="primary", disabled=bool(problem), key=f"{K}train")
 b2.button("Classic example: `aaabdaaabac` with 259 tokens, no split", key=f"{K}classic", on_click=load_classic,
           help="Loads the worked example of the BPE literature (no split, 3 merges) and trains on it.")
+if was_stopped(f"{K}stop"):
+    st.warning("Training stopped. The model trained before (if any) is kept.")
 if clicked or st.session_state.pop(f"{K}autotrain", False):
     text = corpus[:limit]
-    bar = st.progress(0.0, text="Starting…")
-    start = time.perf_counter()
 
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"{done:,} of {total:,} merges · {time.perf_counter() - start:.1f} s")
+    def describe(state) -> tuple[float, str]:
+        done, total = state.last or (0, max(1, int(vocab_size) - 256))
+        return done / max(1, total), f"{done:,} of {total:,} merges · {state.elapsed:.1f} s"
 
-    tok = BPETokenizer(None, name="lab_bpe")
-    try:
-        report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress)
-        if specials:  # ids right after the learned vocabulary, in the order typed
-            base = max(tok.vocab) + 1
-            tok.register_special_tokens({s: base + k for k, s in enumerate(dict.fromkeys(specials))})
-        tok.title = f"Lab BPE ({tok.vocab_size:,} tokens)"
+    try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
+        tok, report = run_with_stop(lab_jobs.train_bpe, text, int(vocab_size), pattern, specials, key=f"{K}stop",
+                                    timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training")
         st.session_state[f"{K}model"] = tok
         st.session_state[f"{K}report"] = report
         st.session_state[f"{K}trained_text"] = text
         st.session_state[f"{K}step"] = min(st.session_state.get(f"{K}step", 0), len(tok.history))
         user_tokenizers()["lab_bpe"] = tok
-        bar.progress(1.0, text=f"Done: {report.merges:,} merges in {duration(report.seconds)}")
-    except (TrainingError, PatternError) as e:
-        bar.empty()
+        st.caption(f"Done: {report.merges:,} merges in {duration(report.seconds)}.")
+    except (TrainingError, PatternError, JobError) as e:
         st.error(escape_markdown(str(e)))
 
 with st.container(border=True):
@@ -284,6 +282,7 @@ elif view == "Vocabulary trade-off":
         st.info(NO_MERGES)
     else:
         d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
+        d_model = limits.clamp_int(d_model, 16, 16384, 768)
         st.plotly_chart(sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
         st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "
                    "bigger: every point is this text's length at that vocabulary size, read from the training record.")

@@ -10,7 +10,7 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.text import clean_text
-from ui import analysis, export, paging
+from ui import analysis, export, limits, paging
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.figures import plotly_text
@@ -138,6 +138,9 @@ def compare_view():
     clean, more = clean_text(text)
     clean_b, more_b = clean_text(text_b)
     replaced += more + more_b
+    # one visitor's text is bounded (ui/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
+    clean, size_a = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
+    clean_b, size_b = limits.cut_text(clean_b, limits.COMPARE_TEXT_BYTES)
 
     # -- the link that reproduces this view ------------------------------------------------------------
     diff_on = st.session_state.get(f"{K}diff", False)
@@ -167,6 +170,10 @@ def compare_view():
         if replaced:
             st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
                        "each is shown and tokenized as U+FFFD �.")
+        for label, size in (("", size_a), ("B", size_b)):
+            if size > limits.COMPARE_TEXT_BYTES:
+                st.warning(limits.cut_message(size, limits.COMPARE_TEXT_BYTES, "Compare")
+                           .replace("The text", f"Text {label}" if label else "The text"))
         own = [n for n in names if n in user_tokenizers() and n not in REGISTRY]
         if own:
             st.caption(", ".join(md_title(n) for n in own) + " lives only in this visit: a link to this page will not "
@@ -188,25 +195,16 @@ def compare_view():
                          "tokenizers and options but not the text.")
 
 
-    # -- tokenize (per-visitor results kept in session_state) ------------------------------------------
+    # -- tokenize (results shared by all visitors in one bounded store: ui/cache.py) ---------------------
     def tokenize_all(tokenizers: dict, txt: str) -> dict:
         """name -> tokens; a tokenizer that fails on this text (an uploaded split pattern that runs
-        out of time) is left out with a message, and its failure is remembered like a result."""
-        cache = st.session_state.setdefault(f"{K}results", {})
+        out of time) is left out with a message; its failure is remembered like a result (ui/cache.py)."""
         out = {}
         for name, tok in tokenizers.items():
-            key = (name, id(tok), hash(txt), parse_special)
-            if key not in cache:
-                if len(cache) > 16:
-                    cache.clear()
-                try:
-                    cache[key] = tokenize_text(tok, txt, parse=parse_special, name=name)
-                except TokenizeFailed as e:
-                    cache[key] = e
-            if isinstance(cache[key], TokenizeFailed):
-                results_area.error(str(cache[key]), icon="⚠️")
-            else:
-                out[name] = cache[key]
+            try:
+                out[name] = tokenize_text(tok, txt, parse=parse_special, name=name)
+            except TokenizeFailed as e:
+                results_area.error(str(e), icon="⚠️")
         return out
 
 
@@ -328,7 +326,9 @@ def compare_view():
     page = 0
     with results_area:
         if max(pages, pages_b) > 1:
-            page = st.number_input(f"Page (1–{max(pages, pages_b)})", 1, max(pages, pages_b), 1, key=f"{K}page") - 1
+            n_pages = max(pages, pages_b)
+            page = limits.clamp_int(st.number_input(f"Page (1–{n_pages})", 1, n_pages, 1, key=f"{K}page"),
+                                    1, n_pages, 1) - 1
             a0, a1 = window_of(clean, per_page, pages, page)
             st.caption(f"Showing characters {a0 + 1:,}–{a1:,} of {n_chars:,}"
                        + (f" (text B: {window_of(clean_b, per_b, pages_b, page)[0] + 1:,}–"
@@ -342,7 +342,8 @@ def compare_view():
                 with ca:
                     draw_column(name, results[name], clean, 0, "a", window)
                 with cb:
-                    draw_column(name, results_b[name], clean_b, 1, "b", window_b)
+                    if name in results_b:
+                        draw_column(name, results_b[name], clean_b, 1, "b", window_b)
         else:
             items = list(results.items())
             per_row = 1 if present or len(items) == 1 else 2
@@ -365,7 +366,7 @@ def compare_view():
                         "B − A": rows_b[r["tokenizer"]]["tokens"] - r["tokens"],
                         "B / A": round(rows_b[r["tokenizer"]]["tokens"] / r["tokens"], 3) if r["tokens"] else None,
                         "chars A": r["characters"], "chars B": rows_b[r["tokenizer"]]["characters"]}
-                       for r in stats_rows]
+                       for r in stats_rows if r["tokenizer"] in rows_b]
             st.html(render_counts(ab_rows))
         else:
             st.html(render_counts(stats_rows))

@@ -13,6 +13,7 @@ from tokenizers import UnknownTokenIdError
 from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
 from tokenizers.text import clean_text
+from ui import limits
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
 from app_pages.widgets import token_clicks
@@ -30,6 +31,7 @@ def registry_vocab(name: str):
     return vocab_entries(load_tokenizer(name))
 MAX_PICK = 2000      # tokens offered in the picker
 MAX_CHAR_ROWS = 400  # characters in the code point table
+STEP_CHUNK_BYTES = 2000  # longest chunk encoded step by step (each step keeps all the chunk's parts)
 
 st.title("Inside a token")
 st.caption("Pick a token and see how it came to be: its merge tree, its bytes and code points, how the "
@@ -63,6 +65,9 @@ if tok is None:
 clean, more = clean_text(text)
 if replaced + more:
     st.warning("Lone surrogate code points were replaced by U+FFFD �.")
+clean, size = limits.cut_text(clean, limits.INSIDE_TEXT_BYTES)
+if size > limits.INSIDE_TEXT_BYTES:
+    st.warning(limits.cut_message(size, limits.INSIDE_TEXT_BYTES, "Inside a token"))
 bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
 try:
     toks = tokenize_text(tok, clean, parse=False, name=name) if clean else []
@@ -89,6 +94,7 @@ if by_id:
         if len(ids) != 1:
             raise IdParseError("Type one token id.")
         tok.check_ids(ids)
+        tok.token_bytes(ids[0])  # an id inside the range may still be unused (a gap in the file's ids)
         token_id = ids[0]
     except (IdParseError, UnknownTokenIdError) as e:
         st.error(escape_markdown(str(e)))
@@ -168,19 +174,26 @@ with tabs[3]:
     elif not clean:
         st.info("Type some text above.")
     else:
-        chunks = bpe.split(clean)[:500]  # ran once already: tokenize above split the same text
-        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", format_func=lambda i: f"#{i}  {chunks[i]!r}")
-        start, steps = bpe.encode_steps(chunks[ci])
-        k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
-        parts = steps[k - 1].parts if k else start
-        labels = [render_token(bpe.token_bytes(p)) for p in parts]
-        st.html(render_parts(labels, steps[k - 1].position if k else None))
-        st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
-                   f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
-        st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
-                                    "right": render_token(bpe.token_bytes(s.pair[1])),
-                                    "→ new token": render_token(bpe.token_bytes(s.new_id)), "new id": s.new_id,
-                                    "rank": s.rank} for s in steps]), hide_index=True, key=f"{K}steps")
+        chunks = bpe.split(clean)[:500]
+        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk",
+                          format_func=lambda i: f"#{i}  {chunks[i][:60]!r}" + (" …" if len(chunks[i]) > 60 else ""))
+        ci = ci if ci is not None and ci < len(chunks) else 0
+        n_bytes = len(chunks[ci].encode("utf-8"))
+        if n_bytes > STEP_CHUNK_BYTES:  # every step keeps the chunk's parts: a long chunk costs its length squared
+            st.info(f"This chunk is {n_bytes:,} bytes long; the steps are shown for chunks up to {STEP_CHUNK_BYTES:,} "
+                    "bytes. Pick a shorter chunk.")
+        else:
+            start, steps = bpe.encode_steps(chunks[ci])
+            k = st.slider("Merges applied", 0, len(steps), len(steps), key=f"{K}stepk") if steps else 0
+            parts = steps[k - 1].parts if k else start
+            labels = [render_token(bpe.token_bytes(p)) for p in parts]
+            st.html(render_parts(labels, steps[k - 1].position if k else None))
+            st.caption(f"{len(start)} bytes → {len(parts)} token(s) after {k} of {len(steps)} merges: "
+                       f"ids {list(parts)}. Each step merges the adjacent pair with the lowest rank.")
+            st.dataframe(pd.DataFrame([{"step": s.step, "left": render_token(bpe.token_bytes(s.pair[0])),
+                                        "right": render_token(bpe.token_bytes(s.pair[1])),
+                                        "→ new token": render_token(bpe.token_bytes(s.new_id)), "new id": s.new_id,
+                                        "rank": s.rank} for s in steps]), hide_index=True, key=f"{K}steps")
 
 with tabs[4]:
     example = ""

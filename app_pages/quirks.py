@@ -11,6 +11,7 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers import vocab_audit
 from tokenizers.text import clean_text
+from ui import limits
 from ui.figures import number_heatmap
 from ui.formatting import escape_markdown, hexbytes, render_token
 from ui.quirks import CARDS, EGGS, FORMATS, Card
@@ -35,24 +36,11 @@ def keep(key: str) -> None:
     st.session_state[f"{key}__kept"] = st.session_state[key]
 
 
-CACHE_CHARS = 4_000_000  # characters of (distinct) text whose tokens a visit keeps
-
-
 def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
-    """Tokenize, remembering results for this visit (a rerun re-draws every card), within a bound
-    on the characters kept."""
-    cache = st.session_state.setdefault(f"{K}results", {})
-    key = (name, id(tok), text, parse)
-    if key not in cache:
-        if sum(map(len, {k[2] for k in cache} | {text})) > CACHE_CHARS or len(cache) > 256:
-            cache.clear()
-        try:
-            cache[key] = tokenize_text(tok, text, parse=parse, name=name)
-        except TokenizeFailed as e:  # remembered too: a pattern that ran out of time would on every rerun
-            cache[key] = e
-    if isinstance(cache[key], TokenizeFailed):
-        raise cache[key]
-    return cache[key]
+    """Tokenize, from the results store all visitors share (ui/cache.py: a rerun re-draws every card,
+    and the store's budget bounds what the server keeps, however many visitors come); a failure is
+    remembered too and raised as TokenizeFailed."""
+    return tokenize_text(tok, text, parse=parse, name=name)
 
 
 def compare_link(text: str, names: list[str], special: bool = False) -> str | None:
@@ -172,6 +160,9 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
         a, b = clean_text(a)[0], clean_text(b)[0]
+        (a, size_a), (b, size_b) = (limits.cut_text(t, limits.CARD_TEXT_BYTES) for t in (a, b))
+        if max(size_a, size_b) > limits.CARD_TEXT_BYTES:
+            st.warning(limits.cut_message(max(size_a, size_b), limits.CARD_TEXT_BYTES, "this card"))
         if not a and not (two and b):
             st.info("Type a text above, or load an example.")
         elif special:  # each text as text (left) and parsed (right)

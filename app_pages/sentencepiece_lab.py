@@ -6,6 +6,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from app_pages.long_work import stop_button, was_stopped
 from app_pages.shared import clean_state_text, user_tokenizers
 from tokenizers.corpus import stdlib_docstrings
 from tokenizers.sentencepiece_backend import ModelFormatError
@@ -13,7 +14,7 @@ from tokenizers.sentencepiece_lattice import build_lattice
 from tokenizers.sentencepiece_train import (OPTIONS, PRESETS, SentencePieceTrainingError, load_model,
                                             split_long_lines, train)
 from tokenizers.text import clean_text
-from ui import uploads
+from ui import limits, uploads
 from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
 from ui.formatting import duration, escape_markdown, md_code
 from ui.spans import render_spans
@@ -32,6 +33,7 @@ DEFAULT_TEXT = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on t
                 "likely.\n")
 PROBE_TEXT = "hello 안녕하세요 👋🏽 naïve café 1234567"
 KIND_OF_OPTION = {bool: "bool", int: "int", float: "float", str: "str"}
+INT_BOUNDS = {"vocab_size": 1, "input_sentence_size": 0, "seed_sentencepiece_size": 1}  # lowest values; else -1
 LAB_NAME, UPLOAD_NAME = "sp_lab", "sp_upload"
 PRESET_NOTES = {
     "Llama 2": "Exactly Meta's published settings for Llama 2's tokenizer (only vocab_size and the text differ).",
@@ -81,7 +83,10 @@ def chosen_options() -> dict:
     for name, opt in OPTIONS.items():
         value = st.session_state[opt_key(name)]
         if isinstance(opt.default, int) and not isinstance(opt.default, bool):
-            value = int(value)
+            value = limits.clamp_int(value, INT_BOUNDS.get(name, -1), MAX_VOCAB if name == "vocab_size"
+                                     else 2_000_000_000, opt.default)
+        elif isinstance(opt.default, float) and not (isinstance(value, (int, float)) and 0.0 <= value <= 2.0):
+            value = opt.default  # NaN, an infinity, a crafted value
         if name in ("model_type", "vocab_size") or value != opt.default:
             out[name] = value
     return out
@@ -96,7 +101,7 @@ def option_widget(col, name: str) -> None:
     elif kind == "bool":
         col.checkbox(name, key=key)
     elif kind == "int":
-        lo = {"vocab_size": 1, "input_sentence_size": 0, "seed_sentencepiece_size": 1}.get(name, -1)
+        lo = INT_BOUNDS.get(name, -1)
         col.number_input(name, min_value=lo, max_value=MAX_VOCAB if name == "vocab_size" else 2_000_000_000,
                          step=1, key=key)
     elif kind == "float":
@@ -126,11 +131,17 @@ def train_twin(label: str, changes: dict) -> None:
     base = st.session_state[f"{K}trained"]
     options = {**base["options"], **changes}
     note = ""
-    with st.spinner(f"Training the twin ({label})…"):
+    bar = st.progress(0.0, text=f"Training the twin ({label})…")
+    slot = stop_button(f"{K}stop_twin", "Stop training", timeout=TIMEOUT)
+
+    def progress(p) -> None:  # each call is a point where a Stop ends the wait (and the child)
+        bar.progress(min(1.0, p.fraction or 0.0), text=f"Training the twin ({label}) · {p.phase} · {p.elapsed:.1f} s")
+
+    try:
         for _ in range(2):
             try:
                 twin = train(base["text"], timeout=TIMEOUT, memory_mb=MEMORY_MB, name=f"{LAB_NAME}_{label}",
-                             title=label, **options)
+                             title=label, progress=progress, **options)
                 st.session_state[f"{K}twins"][label] = (twin, note)
                 return
             except SentencePieceTrainingError as e:
@@ -141,6 +152,9 @@ def train_twin(label: str, changes: dict) -> None:
                     continue
                 st.session_state[f"{K}twins"][label] = (None, str(e))
                 return
+    finally:
+        bar.empty()
+        slot.empty()
 
 
 # -- the tabs ----------------------------------------------------------------------------------------
@@ -169,6 +183,9 @@ def encode_tab(tok, report, trained) -> None:
     clean_state_text(f"{K}etext")
     etext = st.text_area("Text to encode", height=80, key=f"{K}etext")
     clean, _ = clean_text(etext)
+    clean, size = limits.cut_text(clean, limits.ENCODE_TEXT_BYTES)
+    if size > limits.ENCODE_TEXT_BYTES:
+        st.warning(limits.cut_message(size, limits.ENCODE_TEXT_BYTES, "the encoder"))
     if not clean:
         st.info("Type some text.")
     else:
@@ -290,7 +307,7 @@ def lattice_tab(tok, report, trained) -> None:
                        f"path is Viterbi's best: total {lattice.best_score:.3f}, the highest sum of log-probabilities "
                        "of pieces that spell the text.")
             nb = st.columns(4)[0].number_input("n-best segmentations", 1, 50, 8, key=f"{K}nbest")
-            best = tok.nbest(ltext, int(nb))
+            best = tok.nbest(ltext, limits.clamp_int(nb, 1, 50, 8))
             st.markdown("**The n best segmentations** (SentencePiece's `nbest_encode`), best first; the first is "
                         "what `encode` returns:")
             st.dataframe(pd.DataFrame(nbest_rows(tok, best)), hide_index=True, key=f"{K}nbest_rows")
@@ -309,6 +326,7 @@ def sampling_tab(tok, report, trained) -> None:
                            "large: close to the best one). BPE: the probability of dropping each merge.")
     nbest_size = s3.number_input("nbest_size (unigram)", -1, 64, -1, key=f"{K}nbest_size",
                                  help="-1 samples from the whole lattice; k > 1 from the k best segmentations.")
+    nbest_size = limits.clamp_int(nbest_size, -1, 64, -1)
     partner_type = "bpe" if tok.model_type == "unigram" else "unigram"
     partner, partner_note = st.session_state.get(f"{K}twins", {}).get(partner_type, (None, ""))
     if tok.model_type not in ("unigram", "bpe"):
@@ -429,6 +447,8 @@ split_long = st.checkbox("Split lines longer than max_sentence_length before tra
                          key=f"{K}split_long")
 remember(KEPT)
 train_now = st.button("Train", type="primary", key=f"{K}train")
+if any([was_stopped(f"{K}stop"), was_stopped(f"{K}stop_twin")]):
+    st.warning("Training stopped. The model trained before (if any) is kept.")
 if st.session_state.pop(f"{K}train_again", False):
     train_now = True
 
@@ -446,6 +466,9 @@ if train_now:
                      + f" · {p.elapsed:.1f} s")
 
     st.session_state[f"{K}error"] = None
+    # the trainer runs in a child process; each progress call is a point where a Stop (this button,
+    # Streamlit's own, leaving the page) ends the wait, and train() kills the child on the way out
+    stop_slot = stop_button(f"{K}stop", "Stop training", timeout=TIMEOUT)
     try:
         tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME, **options)
         tok.title = f"SentencePiece Lab ({tok.model_type}, {tok.vocab_size:,})"
@@ -455,6 +478,7 @@ if train_now:
     except SentencePieceTrainingError as e:
         bar.empty()
         st.session_state[f"{K}error"] = (e.reason, str(e), e.log)
+    stop_slot.empty()
 
 error = st.session_state.get(f"{K}error")
 if error:

@@ -9,6 +9,7 @@ import streamlit as st
 from tokenizers import REGISTRY, Tokenizer, VocabularyMissingError, get_tokenizer
 from tokenizers.text import clean_text
 from ui.formatting import escape_markdown
+from ui.cache import tokenized
 
 
 @st.cache_resource(show_spinner="Loading tokenizer…")
@@ -74,10 +75,11 @@ TOKENIZE_ERRORS = (ValueError, RecursionError, MemoryError)
 
 
 def tokenize_text(tok: Tokenizer, text: str, *, parse: bool, name: str | None = None):
-    """tok.tokenize with the page's special-token choice (parse: parsed, else as text). What the text
-    can make it raise becomes TokenizeFailed, whose message names the tokenizer (escaped)."""
+    """tok.tokenize with the page's special-token choice (parse: parsed, else as text), from the results
+    store all visitors share (ui/cache.py), failures included. What the text can make it raise becomes
+    TokenizeFailed, whose message names the tokenizer (escaped)."""
     try:
-        return tok.tokenize(text, allowed_special="all") if parse else tok.tokenize(text, disallowed_special=())
+        return tokenized(tok, text, parse_special=parse, catch=TOKENIZE_ERRORS)
     except TOKENIZE_ERRORS as e:
         raise TokenizeFailed(f"**{md_title(name or tok.name)}** could not tokenize this text: "
                              f"{escape_markdown(str(e) or type(e).__name__)}") from None

@@ -8,9 +8,12 @@ see the same string and all spans refer to it.
 
 from __future__ import annotations
 
+import threading
+from array import array
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import chain, repeat
 from operator import sub
 
@@ -49,31 +52,52 @@ def clean_text(text: str) -> tuple[str, int]:
     return fixed, replaced
 
 
-@dataclass(frozen=True)
+# ByteCharMap.shared keeps the maps of the texts tokenized last, for all visitors, within these bounds:
+# a map costs ~8 bytes per character (and 9 per byte once its bulk tables are built), so the texts of
+# many visitors cannot pile up (an lru_cache of 8 held up to 8 maps of 1 MB texts: ~400 MB)
+SHARED_MAPS = 8
+SHARED_MAP_CHARS = 3_000_000
+_shared: "OrderedDict[str, ByteCharMap]" = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+@dataclass(frozen=True, eq=False)
 class ByteCharMap:
     """Maps UTF-8 byte offsets of a (clean) text to character offsets."""
 
     n_chars: int
     n_bytes: int
-    starts: tuple[int, ...] | None  # byte offset where each char starts; None when text is ASCII
+    starts: "array | None"  # byte offset where each char starts (array of int64); None when text is ASCII
 
     @classmethod
     def of(cls, text: str) -> "ByteCharMap":
         data = text.encode("utf-8")
         if len(data) == len(text):
             return cls(len(text), len(data), None)
-        starts, pos = [], 0
-        for ch in text:
-            starts.append(pos)
+        starts, pos = array("q", bytes(8 * len(text))), 0
+        for k, ch in enumerate(text):
+            starts[k] = pos
             o = ord(ch)
             pos += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
-        return cls(len(text), len(data), tuple(starts))
+        return cls(len(text), len(data), starts)
 
     @staticmethod
-    @lru_cache(maxsize=8)
     def shared(text: str) -> "ByteCharMap":
-        """ByteCharMap.of, built once per text for all the tokenizers that look at it."""
-        return ByteCharMap.of(text)
+        """ByteCharMap.of, built once per text for all the tokenizers that look at it (and kept for the
+        last few texts, within SHARED_MAPS and SHARED_MAP_CHARS)."""
+        with _shared_lock:
+            got = _shared.get(text)
+            if got is not None:
+                _shared.move_to_end(text)
+                return got
+        got = ByteCharMap.of(text)
+        with _shared_lock:
+            _shared[text] = got
+            total = sum(map(len, _shared))
+            while len(_shared) > 1 and (len(_shared) > SHARED_MAPS or total > SHARED_MAP_CHARS):
+                old, _ = _shared.popitem(last=False)
+                total -= len(old)
+        return got
 
     def char_at(self, byte_offset: int) -> int:
         """Index of the character that contains `byte_offset` (n_chars at the end)."""
@@ -88,12 +112,14 @@ class ByteCharMap:
         return char_index if self.starts is None else self.starts[char_index]
 
     @cached_property
-    def char_of_byte(self) -> list[int]:
-        """char_at for every byte offset 0..n_bytes at once, as a list (for bulk look-ups)."""
+    def char_of_byte(self) -> array:
+        """char_at for every byte offset 0..n_bytes at once, as an array of int64 (for bulk look-ups)."""
         if self.starts is None:
-            return list(range(self.n_bytes + 1))
+            return array("q", range(self.n_bytes + 1))
         lengths = map(sub, [*self.starts[1:], self.n_bytes], self.starts)
-        return [*chain.from_iterable(map(repeat, range(self.n_chars), lengths)), self.n_chars]
+        out = array("q", chain.from_iterable(map(repeat, range(self.n_chars), lengths)))
+        out.append(self.n_chars)
+        return out
 
     @cached_property
     def boundary_flags(self) -> bytes:

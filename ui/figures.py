@@ -177,7 +177,7 @@ def layout_figure(runs: list[tuple[str, int, int]], vocab_size: int) -> go.Figur
     lanes = [k for k in LAYOUT_KINDS if any(r[0] == k for r in runs)]
     for kind in lanes:
         label, color = LAYOUT_KINDS[kind]
-        xs, ys, hover = [], [], []
+        xs, ys = [], []
         mine = [r for r in runs if r[0] == kind]
         for _, a, b in mine:
             xs += [a - 0.5, b + 0.5, None]

@@ -98,11 +98,16 @@ def window(tokens, lo: int, hi: int) -> list[Token]:
     tok, cmap = tokens.tokenizer, tokens.cmap
     ids = tokens.ids[lo:hi]
     b0s, b1s = tokens.byte_starts[lo:hi], tokens.byte_ends[lo:hi]
-    char_of, flags = cmap.char_of_byte, cmap.boundary_flags
     per_id = {}
     for i in set(ids):
         per_id[i] = (tok.token_bytes(i), tok.is_special(i), tok.is_byte_fallback(i), tok.piece_of(i))
     out = []
+    if cmap.starts is None:  # ASCII: byte offsets are character offsets, and no token splits a character
+        for i, b0, b1 in zip(ids, b0s, b1s):
+            data, special, fallback, piece = per_id[i]
+            out.append(Token(i, data, (b0, b1), (b0, b1), special, fallback, False, piece))
+        return out
+    char_of, flags = cmap.char_of_byte, cmap.boundary_flags
     for i, b0, b1 in zip(ids, b0s, b1s):
         data, special, fallback, piece = per_id[i]
         c0 = char_of[b0]

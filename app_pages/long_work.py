@@ -1,0 +1,63 @@
+"""Long work on a page: a library function run in a child process (tokenizers.jobs) with a progress
+bar, a Stop button and a time limit.
+
+How stopping works in Streamlit 1.67: a click on any widget while the script runs asks for a new run,
+and with `runner.fastReruns` (the default) Streamlit stops the running script at its next st.* call
+(StopException) and starts the new run at once. Work inside the script thread (a C call, a regex)
+has no st.* calls, so it would run on unseen until it returned, once per click. Here the script only
+waits: it updates the progress bar every 0.1 s, so a Stop (this button, Streamlit's own Stop in the
+corner, a page change, a closed tab) ends the wait within 0.1 s, and tokenizers.jobs kills the child
+on the way out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from tokenizers import jobs
+
+
+def _pressed(key: str) -> None:
+    st.session_state[f"{key}_pressed"] = True
+
+
+def was_stopped(key: str) -> bool:
+    """True once, on the run after the Stop button `key` was pressed."""
+    return bool(st.session_state.pop(f"{key}_pressed", False))
+
+
+def stop_button(key: str, label: str = "Stop", *, timeout: float | None = None):
+    """A Stop button in a slot of its own (empty the slot when the work is done): pressing it while
+    the script waits on work makes Streamlit stop the script at its next st.* call."""
+    slot = st.empty()
+    slot.button(label, key=key, on_click=_pressed, args=(key,), icon="⏹️",
+                help="Stops the work at once." + (f" It is also stopped after {timeout:g} s." if timeout else ""))
+    return slot
+
+
+def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Callable[[jobs.JobState], tuple],
+                  memory_mb: int = 2048, stop_label: str = "Stop", **kwargs):
+    """fn(*args, **kwargs) in a child process, with a progress bar and a Stop button (`key`).
+    `describe(JobState) -> (fraction, text)` words the bar. Returns fn's result or raises its error
+    (or jobs.JobError: timeout, busy, memory, crashed)."""
+    bar = st.progress(0.0, text="Starting…")
+    slot = stop_button(key, stop_label, timeout=timeout)
+
+    def report(state: jobs.JobState) -> None:
+        if state.waiting:
+            bar.progress(0.0, text=f"Waiting for a free slot ({jobs.MAX_CONCURRENT} trainings run at once on this "
+                                   f"server) · {state.elapsed:.1f} s")
+            return
+        fraction, text = describe(state)
+        bar.progress(max(0.0, min(1.0, fraction)), text=text)
+
+    try:
+        result = jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, **kwargs)
+    except Exception:  # the work failed and the page says why (a Stop is a BaseException: it passes by)
+        bar.empty()
+        slot.empty()
+        raise
+    bar.empty()
+    slot.empty()
+    return result

@@ -1,0 +1,97 @@
+"""Tokenization results kept for all visitors of one server process, within a fixed budget. No
+Streamlit calls.
+
+Pages used to keep their results in each visitor's session state. Streamlit keeps a session for two
+minutes after its tab closes (up to 128 of them), so the memory those results held grew with the
+number of visitors and stayed after they left (benchmarks/visitors.py). Here one store holds them
+all, least recently used first out, bounded by what they cost: a result that falls out is simply
+computed again on the visitor's next run. Keys name the tokenizer object itself (`id(tok)`: an entry
+holds its TokenList, which holds the tokenizer, so the id cannot be reused while the entry lives)
+and the text, so a registry tokenizer's result for a text is shared by every visitor who types it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+RESULTS_COST = 8_000_000    # tokens plus characters kept (each ~24-40 bytes with its share of the maps): ~300 MB
+RESULTS_ENTRIES = 4_000
+
+
+class BoundedStore:
+    """An LRU mapping whose entries have a cost; the total cost and the count stay within bounds
+    (an entry costlier than the whole budget is returned but not kept)."""
+
+    def __init__(self, max_cost: int, max_entries: int):
+        self.max_cost, self.max_entries = max_cost, max_entries
+        self._items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self._cost = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], object], cost: Callable[[object], int]):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit[0]
+        value = make()  # outside the lock: other visitors' look-ups do not wait on this one's work
+        c = int(cost(value))
+        with self._lock:
+            if key not in self._items and c <= self.max_cost:
+                self._items[key] = (value, c)
+                self._cost += c
+                while self._cost > self.max_cost or len(self._items) > self.max_entries:
+                    _, (_, old) = self._items.popitem(last=False)
+                    self._cost -= old
+        return value
+
+    @property
+    def cost(self) -> int:
+        return self._cost
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._cost = 0
+
+
+def token_list_cost(toks) -> int:
+    return len(toks) + len(getattr(toks, "text", ""))
+
+
+_results = BoundedStore(RESULTS_COST, RESULTS_ENTRIES)
+
+
+class _Failed:
+    """A tokenization that raised one of the caller's `catch` errors, kept like a result (a split
+    pattern that ran out of time would otherwise run again on every rerun)."""
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error.with_traceback(None)  # no frames kept alive by the store
+
+
+def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseException], ...] = ()):
+    """tok.tokenize(text) with special tokens parsed or as text (the pages' explicit choice), from the
+    shared store when it is there. An error of a type in `catch` is remembered and raised again."""
+    def make():
+        try:
+            return (tok.tokenize(text, allowed_special="all") if parse_special
+                    else tok.tokenize(text, disallowed_special=()))
+        except catch as e:
+            return _Failed(e)
+
+    value = _results.get((id(tok), text, parse_special), make,
+                         lambda v: 1 + len(text) // 100 if isinstance(v, _Failed) else token_list_cost(v))
+    if isinstance(value, _Failed):
+        raise value.error
+    return value
+
+
+def results_store() -> BoundedStore:
+    return _results
