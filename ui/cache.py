@@ -26,38 +26,38 @@ class BoundedStore:
 
     def __init__(self, max_cost: int, max_entries: int):
         self.max_cost, self.max_entries = max_cost, max_entries
-        self._items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
-        self._cost = 0
-        self._lock = threading.Lock()
+        self.items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self.total = 0
+        self.lock = threading.Lock()
 
     def get(self, key: Hashable, make: Callable[[], object], cost: Callable[[object], int]):
-        with self._lock:
-            hit = self._items.get(key)
+        with self.lock:
+            hit = self.items.get(key)
             if hit is not None:
-                self._items.move_to_end(key)
+                self.items.move_to_end(key)
                 return hit[0]
         value = make()  # outside the lock: other visitors' look-ups do not wait on this one's work
         c = int(cost(value))
-        with self._lock:
-            if key not in self._items and c <= self.max_cost:
-                self._items[key] = (value, c)
-                self._cost += c
-                while self._cost > self.max_cost or len(self._items) > self.max_entries:
-                    _, (_, old) = self._items.popitem(last=False)
-                    self._cost -= old
+        with self.lock:
+            if key not in self.items and c <= self.max_cost:
+                self.items[key] = (value, c)
+                self.total += c
+                while self.total > self.max_cost or len(self.items) > self.max_entries:
+                    _, (_, old) = self.items.popitem(last=False)
+                    self.total -= old
         return value
 
     @property
     def cost(self) -> int:
-        return self._cost
+        return self.total
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self.items)
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._cost = 0
+        with self.lock:
+            self.items.clear()
+            self.total = 0
 
 
 def token_list_cost(toks) -> int:
