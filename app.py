@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from app_pages.shared import clean_all_state_texts
+
 st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
 
 pg = st.navigation([
@@ -19,4 +21,5 @@ with st.sidebar:
     st.caption("See how text becomes tokens: spans, ids and counts, side by side. "
                "Every vocabulary is read from local files; nothing is downloaded while you use it.")
 
+clean_all_state_texts()  # before any widget: no text in state may hold a lone surrogate
 pg.run()

@@ -85,16 +85,36 @@ def tokenize_text(tok: Tokenizer, text: str, *, parse: bool, name: str | None = 
                              f"{escape_markdown(str(e) or type(e).__name__)}") from None
 
 
+REPLACED_KEY = "tl_replaced_surrogates"  # {state key: lone surrogates replaced this run}
+
+
+def clean_all_state_texts() -> None:
+    """Replace lone surrogates in every text held in session state, before any widget is drawn (app.py
+    calls it first on every run): Streamlit cannot send them to the browser, and a text box drawn with
+    one raised UnicodeEncodeError. What was replaced is kept for the page to say (clean_state_text)."""
+    found = {}
+    for key in list(st.session_state.keys()):
+        value = st.session_state[key]
+        if isinstance(value, str) and not value.isascii():
+            fixed, n = clean_text(value)
+            if n:
+                st.session_state[key] = fixed
+                found[key] = n
+    st.session_state[REPLACED_KEY] = found
+
+
 def clean_state_text(key: str) -> int:
     """Replace lone surrogates in a text widget's state before the widget is drawn (Streamlit
-    cannot send them to the browser). Returns how many were replaced, so the page can say so."""
+    cannot send them to the browser). Returns how many were replaced this run (here or by
+    clean_all_state_texts), so the page can say so."""
+    n = st.session_state.get(REPLACED_KEY, {}).pop(key, 0)
     value = st.session_state.get(key)
     if isinstance(value, str):
-        fixed, n = clean_text(value)
-        if n:
+        fixed, more = clean_text(value)
+        if more:
             st.session_state[key] = fixed
-            return n
-    return 0
+            n += more
+    return n
 
 
 DECODE_ROWS = 500        # rows in the decoder's per-id table

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, example
 from hypothesis import strategies as st
 
 from hf_reference import HuggingFace
@@ -159,6 +159,10 @@ def test_components_equal_hugging_face(hf, trained, spec):
                                   "whitespace_subword_affixes", "bytelevel_added_tokens"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=PIECES)
+# marks of each kind: only nonspacing ones (Mn) are stripped; spacing (Mc) and enclosing (Me) stay
+@example(text="\u093e")
+@example(text="नमस्ते कि")
+@example(text="e\u0301 a\u20dd")
 def test_components_under_a_fuzz(hf, trained, spec, text):
     path = trained[spec]
     tok = read_tokenizer_json(open(path, "rb").read(), name=spec)

@@ -116,12 +116,14 @@ class Lowercase(Normalizer):
 
 
 def _is_mark(ch: str) -> bool:
-    return unicodedata.category(ch)[0] == "M"
+    # nonspacing marks only (Mn), as Hugging Face's is_mark_nonspacing: a spacing mark such as
+    # Devanagari's vowel sign AA (U+093E, Mc) stays, and BERT then has no piece for it ([UNK])
+    return unicodedata.category(ch) == "Mn"
 
 
 @dataclass(frozen=True)
 class StripAccents(Normalizer):
-    """Removes combining marks (Hugging Face's StripAccents; put NFD before it to strip accents)."""
+    """Removes nonspacing combining marks (Hugging Face's StripAccents; put NFD before it to strip accents)."""
 
     kind = "StripAccents"
 
