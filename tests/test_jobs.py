@@ -1,0 +1,123 @@
+"""tokenizers.jobs: long work in a child process that a time limit, a Stop or a failed `report`
+really ends, with its memory capped and at most MAX_CONCURRENT at once."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from tokenizers import jobs, lab_jobs
+from tokenizers.jobs import JobError, JobState, _self_test
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # a zombie is gone for our purpose only if reaped; the parent waits on its child, so check state
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().split()[2] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def child_pids() -> set[int]:
+    me = os.getpid()
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat", encoding="ascii") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == me:
+                    out.add(int(d))
+            except (FileNotFoundError, IndexError, ValueError):
+                pass
+    return out
+
+
+def test_the_work_runs_in_another_process_and_reports_progress():
+    seen: list[JobState] = []
+    pid = jobs.run(_self_test, seconds=0.5, timeout=30, report=seen.append)
+    assert pid != os.getpid()
+    assert gone(pid)
+    assert any(s.last and s.last[0] > 1 for s in seen)  # the child's progress(k) reached the parent
+    assert all(not s.waiting for s in seen)
+
+
+def test_its_exception_comes_back_with_its_type():
+    with pytest.raises(ValueError, match="no such corpus"):
+        jobs.run(_self_test, fail="no such corpus", timeout=30)
+
+
+def test_a_time_limit_stops_the_child():
+    before = child_pids()
+    t0 = time.monotonic()
+    with pytest.raises(JobError) as e:
+        jobs.run(_self_test, seconds=60, timeout=1.0)
+    assert e.value.reason == "timeout" and "longer than 1 s" in str(e.value)
+    assert time.monotonic() - t0 < 10
+    assert child_pids() <= before  # nothing left running
+
+
+def test_a_stop_raised_by_report_kills_the_child_at_once():
+    class Stopped(BaseException):  # as Streamlit's StopException reaches the waiting script
+        pass
+
+    pids = []
+
+    def report(state: JobState) -> None:
+        if state.elapsed > 0.5:
+            pids.extend(child_pids())
+            raise Stopped
+
+    t0 = time.monotonic()
+    with pytest.raises(Stopped):
+        jobs.run(_self_test, seconds=60, timeout=60, report=report)
+    assert time.monotonic() - t0 < 5
+    assert pids and all(gone(p) for p in pids)
+
+
+def test_memory_is_capped():
+    with pytest.raises(JobError) as e:
+        jobs.run(_self_test, big=600, timeout=60, memory_mb=400)
+    assert e.value.reason == "memory"
+    assert jobs.run(_self_test, big=50, timeout=60, memory_mb=400) == 50 << 20
+
+
+def test_at_most_max_concurrent_run_and_the_others_wait_or_give_up():
+    started = []
+
+    def long_one():
+        started.append(jobs.run(_self_test, seconds=3, timeout=30))
+
+    threads = [threading.Thread(target=long_one) for _ in range(jobs.MAX_CONCURRENT)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)  # both slots taken
+    waited: list[JobState] = []
+    with pytest.raises(JobError) as e:
+        jobs.run(_self_test, timeout=30, wait=0.5, report=waited.append)
+    assert e.value.reason == "busy"
+    assert waited and all(s.waiting for s in waited)
+    for t in threads:
+        t.join()
+    assert len(started) == jobs.MAX_CONCURRENT
+    assert isinstance(jobs.run(_self_test, timeout=30), int)  # the slots are free again
+
+
+def test_the_labs_training_in_a_child_equals_training_here():
+    from tokenizers.bpe import BPETokenizer
+
+    text = "low lower newest widest " * 50
+    tok, report = jobs.run(lab_jobs.train_bpe, text, 300, r"\w+|\s+", ["<|end|>"], timeout=60)
+    here = BPETokenizer(None, name="x")
+    here.train(text, 300, pattern=r"\w+|\s+")
+    assert tok.merges == here.merges and report.merges == len(here.merges)
+    assert tok.special_tokens == {"<|end|>": max(here.vocab) + 1}
+    assert tok.encode("newest lowest") == here.encode("newest lowest")
