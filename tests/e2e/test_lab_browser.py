@@ -72,3 +72,42 @@ def test_binary_corpus_upload_is_refused(page, app_url, tmp_path):
     page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
     screenshot(page, "lab-latin1-upload")
     assert not page.errors
+
+
+def test_a_catastrophic_regex_is_stopped_by_the_button_and_by_the_time_limit(page, app_url):
+    """Training runs in a child process (tokenizers/jobs.py): the Stop button ends it at once, and a
+    split pattern from a visitor gives up after its time limit with a message; the page stays usable."""
+    page.goto(f"{app_url}/bpe-lab")
+    wait_for_app(page)
+    page.get_by_label("Text to train on").fill("a" * 3000 + "b")  # (a+)+$ backtracks for minutes on it
+    page.get_by_label("Split pattern", exact=True).click()
+    page.get_by_role("option", name="Custom regex", exact=True).click()
+    regex = page.get_by_label("Regex (Python `regex` syntax)")
+    regex.wait_for(timeout=30_000)
+    regex.fill("(a+)+$")
+    regex.press("Enter")
+    wait_for_app(page)
+    page.wait_for_timeout(800)
+
+    page.get_by_role("button", name="Train", exact=True).click()
+    stop = page.get_by_role("button", name="Stop training")
+    stop.wait_for(timeout=30_000)
+    screenshot(page, "lab-training-stop-button")
+    stop.click()
+    page.get_by_text("Training stopped. The model trained before (if any) is kept.").wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+    page.get_by_role("button", name="Train", exact=True).click()  # left alone: the pattern's time limit
+    page.get_by_text("ran for more than 3 s on this text and was stopped").wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="Stop training").count() == 0
+    screenshot(page, "lab-regex-time-limit")
+
+    page.get_by_label("Split pattern", exact=True).click()  # still usable: a sane pattern trains
+    page.get_by_role("option", name="GPT-4 pattern", exact=True).click()
+    wait_for_app(page)
+    page.get_by_label("Text to train on").fill(TEXT)
+    page.wait_for_timeout(800)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("Learned ").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert not page.errors
