@@ -239,7 +239,7 @@ def _alg_train(at, value):
 def _alg_segment(at, value):
     # the text is in state before the page first draws its box, as a link or an earlier run would leave
     # it (AppTest cannot send a drawn box a lone surrogate; no browser can either)
-    goto(at, "algorithms", alg_source="Paste", alg_vocab=30, alg_segment=value)
+    goto(at, "algorithms", alg_source="Paste", alg_vocab=300, alg_segment=value)
     at.button(key="alg_train").click().run()
     return at
 
