@@ -12,6 +12,7 @@ from app_pages.shared import all_tokenizer_names, resolve, title_of
 from app_pages.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
 from tokenizers.text import clean_text
+from ui.cache import results_store
 from ui.formatting import escape_markdown
 from ui.spans import render_spans
 
@@ -23,6 +24,30 @@ DEFAULT_TOKENIZERS = ["llama3", "qwen", "mistral_tekken", "o200k_harmony"]
 MAX_TURNS = 40
 MAX_CHARS = 100_000  # per message
 SHOWN_CHARS = 20_000  # characters of the formatted text drawn (the rest is downloaded)
+MAX_TOTAL_CHARS = 200_000  # over all messages: four formats of 40 long turns took 40 s per rerun
+
+
+def cut_messages(messages: list[Message], limit: int = MAX_TOTAL_CHARS) -> tuple[list[Message], int]:
+    """(the conversation within `limit` characters: whole messages while they fit, the next one cut,
+    the rest left out; the characters it had)."""
+    total = sum(len(m.content) for m in messages)
+    if total <= limit:
+        return messages, total
+    out, left = [], limit
+    for m in messages:
+        if left <= 0:
+            break
+        out.append(m if len(m.content) <= left else Message(m.role, m.content[:left]))
+        left -= len(m.content)
+    return out, total
+
+
+def formatted(name: str, tok, fmt, messages: list[Message], prompt: bool):
+    """tokenize_chat, from the results store all visitors share (a rerun draws every format again)."""
+    key = ("chat", name, id(tok), fmt.title, tuple((m.role, m.content) for m in messages), prompt)
+    return results_store().get(key, lambda: tokenize_chat(chat_tokenizer(name, tok), fmt, messages,
+                                                          add_generation_prompt=prompt),
+                               lambda res: res.total + len(res.text))
 
 
 def _state(k: str) -> list[int]:
@@ -95,6 +120,11 @@ def chat_mode(k: str) -> None:
     if not names:
         st.info("Pick at least one tokenizer.")
         return
+    messages, total = cut_messages(messages)
+    if total > MAX_TOTAL_CHARS:
+        st.warning(f"The conversation has {total:,} characters; chat mode counts its first {MAX_TOTAL_CHARS:,} "
+                   "(the messages after that are left out), so that one visitor's text cannot slow the server "
+                   "for everyone.")
     rows = []
     results = {}
     for name in names:
@@ -103,7 +133,7 @@ def chat_mode(k: str) -> None:
         if tok is None or fmt is None:
             continue
         try:
-            res = tokenize_chat(chat_tokenizer(name, tok), fmt, messages, add_generation_prompt=prompt)
+            res = formatted(name, tok, fmt, messages, prompt)
         except ValueError as e:
             st.error(escape_markdown(f"{title_of(name)}: {e}"))
             continue
