@@ -1,0 +1,302 @@
+"""Issue 16, "Prove": every payload of tests/payloads.py through every input of every page, in Chromium.
+
+Each *drive* puts payloads into one input (a text box, a link parameter, an uploaded file's name or
+contents, a model's vocabulary), waits for the app to finish its run, and then checks in the browser:
+
+- nothing ran: no dialog (alert/confirm/prompt), `window.__pwned` unset in every frame, no request for
+  evil.example or for the `x` the <img src=x> payloads ask for, no console error naming a payload;
+- nothing was planted: no element anywhere (main document, shadow roots, every frame) with an inline
+  event handler, the payloads' `tl-pwn` class, a URL attribute naming evil.example / __pwned /
+  javascript: / a data: document, a <style>/<script> whose text names them, a <base>, a meta refresh,
+  a link to a host that is neither the app nor a documentation site the app links to, nor Markdown's
+  elements (heading, bold, math, colored text, icon) made from a payload's text; the page body is
+  still displayed;
+- the text shows as its own characters (a few needles per drive, in the token spans or the page).
+
+The detector is shown able to fail on tests/e2e/markdown_probe_app.py?raw=1 (the payloads rendered as
+unescaped Markdown) and on a page where a drive plants an element and sets the flag itself.
+
+The table of drives (input x payloads x executed x foreign) is written to artifacts/payloads_table.md
+and printed by the last test."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import ROOT, _require_browser, screenshot, streamlit_server, wait_for_app
+from tests.payloads import ALL, EVIL, PAYLOADS, short
+
+TIMEOUT = 90_000
+ORDER = list(PAYLOADS)
+ONE_LINE = {k: v.replace("\n", " ") for k, v in PAYLOADS.items()}
+TABLE: list[tuple[str, int, int, int]] = []  # (input, payloads driven, executed, foreign)
+TABLE_FILE = ROOT / "artifacts" / "payloads_table.md"
+
+
+def _doc_hosts() -> list[str]:
+    """Hosts of the documentation links the app itself writes (its sources), plus Streamlit's own."""
+    hosts = {"streamlit.io", "docs.streamlit.io", "github.com"}
+    for folder in ("app_pages", "ui", "tokenizers"):
+        for path in (ROOT / folder).rglob("*.py"):
+            hosts.update(re.findall(r"https?://([A-Za-z0-9.-]+\.[A-Za-z]{2,})", path.read_text(encoding="utf-8")))
+    hosts.discard(EVIL)
+    return sorted(h for h in hosts if not h.endswith(EVIL))
+
+
+DOC_HOSTS = _doc_hosts()
+
+# one pass over the DOM, shadow roots included; returns what the app did not make
+DETECT = r"""([appHost, docHosts]) => {
+  const found = [], texts = [], spans = [];
+  const MARK = /__pwned|evil\.example|tl-pwn/i;
+  const URLISH = new Set(['href', 'src', 'srcdoc', 'action', 'formaction', 'data', 'xlink:href', 'poster',
+                          'background', 'srcset', 'content', 'style', 'ping', 'codebase', 'manifest', 'lowsrc']);
+  const short = el => el.outerHTML.slice(0, 200);
+  const visit = root => {
+    for (const el of root.querySelectorAll('*')) {
+      const tag = el.tagName.toLowerCase();
+      for (const a of el.attributes) {
+        const n = a.name.toLowerCase(), v = a.value;
+        if (n.startsWith('on')) found.push(`inline handler ${n}: ${short(el)}`);
+        else if (n === 'class' && /\btl-pwn\b/.test(v)) found.push(`payload class: ${short(el)}`);
+        else if (URLISH.has(n) && (MARK.test(v) || /^\s*(javascript|vbscript):/i.test(v)
+                 || (n !== 'style' && /^\s*data:(text\/html|image\/svg)/i.test(v))))
+          found.push(`${n}=${v.slice(0, 80)}: ${short(el)}`);
+      }
+      if ((tag === 'script' || tag === 'style') && MARK.test(el.textContent)) found.push(`<${tag}> text: ${short(el)}`);
+      if (tag === 'base') found.push(`base: ${short(el)}`);
+      if (tag === 'meta' && /refresh/i.test(el.getAttribute('http-equiv') || '')) found.push(`meta refresh: ${short(el)}`);
+      if (tag === 'a' && el.hasAttribute('href')) {
+        let u = null;
+        try { u = new URL(el.getAttribute('href'), location.href); } catch (e) { found.push(`bad link: ${short(el)}`); }
+        if (u && !(u.protocol === 'blob:' || ((u.protocol === 'http:' || u.protocol === 'https:')
+              && (u.host === appHost || docHosts.some(h => u.hostname === h || u.hostname.endsWith('.' + h))))))
+          found.push(`link to ${u.href.slice(0, 80)}: ${short(el)}`);
+      }
+      const t = (el.textContent || '').trim();
+      if (/^h[1-6]$/.test(tag) && /injected by a visitor/i.test(t)) found.push(`heading: ${short(el)}`);
+      if ((tag === 'strong' || tag === 'b') && t === 'bold') found.push(`bold: ${short(el)}`);
+      if ((tag === 'del' || tag === 's') && t === 'strike') found.push(`strike: ${short(el)}`);
+      if (tag === 'blockquote' && /^quote/.test(t)) found.push(`quote: ${short(el)}`);
+      if (el.classList.contains('katex')) found.push(`math: ${short(el)}`);
+      if (/stMarkdownColored/.test(el.className) && /red text|on blue/.test(t))
+        found.push(`colored text: ${short(el)}`);
+      if (el.getAttribute('data-testid') === 'stIconMaterial' && t === 'warning' && el.closest('[data-testid=stMarkdownContainer]'))
+        found.push(`icon: ${short(el)}`);
+      if (tag === 'textarea' || tag === 'input') texts.push(el.value || '');
+      if (el.classList.contains('tl-spans')) spans.push(el.textContent);
+      if (el.shadowRoot) { texts.push(el.shadowRoot.textContent || ''); visit(el.shadowRoot); }
+    }
+  };
+  visit(document);
+  if (getComputedStyle(document.body).display === 'none') found.push('the page body is hidden');
+  texts.push(document.body.innerText);
+  return {found, text: texts.join('\n'), spans: spans.join('\n'),
+          pwned: window.__pwned === undefined ? null : String(window.__pwned)};
+}"""
+
+
+def flat(s: str) -> str:
+    """Characters as the checks compare them: no whitespace, no whitespace marks, no word joiners."""
+    return re.sub(r"[\s\u00b7\u21b5\u2192\u240d\u2060\u200b-\u200d\ufeff]", "", s)
+
+
+class Watch:
+    """A browser context whose page records dialogs, console errors, page errors and requests."""
+
+    def __init__(self, browser, app_url: str, viewport=(1400, 2200)):
+        self.app_url = app_url
+        self.ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        self.page = self.ctx.new_page()
+        self.dialogs: list[str] = []
+        self.console: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+        self.page.on("request", self._request)
+
+    def _request(self, req):
+        url = req.url
+        path = urllib.parse.urlsplit(url).path
+        if EVIL in url or "__pwned" in url or path.rstrip("/").endswith("/x") or not (
+                url.startswith(self.app_url) or url.startswith(("data:", "blob:", "about:"))):
+            self.requests.append(url)
+
+    def reset(self) -> None:
+        self.dialogs.clear()
+        self.console.clear()
+        self.requests.clear()
+
+    def goto(self, path: str = "", **query) -> None:
+        url = self.app_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        self.page.goto(url)
+        self.settle()
+
+    def settle(self, pause: int = 400) -> None:
+        """Let the run that an input started begin, finish, and its images fail."""
+        self.page.wait_for_timeout(pause)
+        wait_for_app(self.page, TIMEOUT)
+        self.page.wait_for_timeout(pause)
+
+    def check(self, label: str, n_payloads: int, needles=(), spans=(), record: bool = True) -> dict:
+        """Inspect every frame; record a table row; return what was seen (the caller asserts)."""
+        found, text, span_text, pwned = [], "", "", []
+        for frame in self.page.frames:
+            try:
+                got = frame.evaluate(DETECT, [urllib.parse.urlsplit(self.app_url).netloc, DOC_HOSTS])
+            except Exception as e:  # a frame that cannot be read is itself a foreign element
+                found.append(f"unreadable frame {frame.url}: {str(e)[:80]}")
+                continue
+            if frame != self.page.main_frame:
+                found.append(f"a frame: {frame.url[:80]}")
+            found += got["found"]
+            text += got["text"]
+            span_text += got["spans"]
+            if got["pwned"] is not None:
+                pwned.append(got["pwned"])
+        noisy = [c for c in self.console if re.search(r"__pwned|evil\.example|/x\b|pageerror", c)]
+        executed = len(pwned) + len(self.dialogs) + len(self.requests) + len(noisy)
+        missing = [n for n in needles if flat(n) not in flat(text)]
+        missing += [f"(spans) {n}" for n in spans if flat(n) not in flat(span_text)]
+        if record:
+            TABLE.append((label, n_payloads, executed, len(found)))
+        return {"label": label, "found": found, "pwned": pwned, "dialogs": list(self.dialogs),
+                "requests": list(self.requests), "console": noisy, "missing": missing, "executed": executed,
+                "text": text}
+
+    def assert_clean(self, label: str, n_payloads: int, needles=(), spans=()) -> dict:
+        got = self.check(label, n_payloads, needles, spans)
+        assert got["executed"] == 0 and not got["found"] and not got["missing"], {
+            k: got[k] for k in ("label", "found", "pwned", "dialogs", "requests", "console", "missing")}
+        return got
+
+    def close(self):
+        self.ctx.close()
+
+
+@pytest.fixture
+def watch(browser, app_url):
+    opened = []
+
+    def make(**kw) -> Watch:
+        w = Watch(browser, app_url, **kw)
+        opened.append(w)
+        return w
+
+    yield make
+    for w in opened:
+        w.close()
+
+
+# -- helpers to drive Streamlit's widgets ------------------------------------------------------------
+def fill(page, label: str, value: str, *, nth: int = 0, commit: str = "Control+Enter") -> None:
+    box = page.get_by_label(label, exact=True).nth(nth)
+    box.fill(value)
+    box.press(commit)
+
+
+def upload(page, selector_index: int, files: list[tuple[str, bytes]], mime: str = "text/plain") -> None:
+    page.locator("[data-testid='stFileUploader'] input[type=file]").nth(selector_index).set_input_files(
+        [{"name": n, "mimeType": mime, "buffer": b} for n, b in files])
+
+
+def go_to(page, url_path: str) -> None:
+    """Another page of the app in the same visit (session state, uploaded tokenizers kept)."""
+    page.locator(f"[data-testid='stSidebarNav'] a[href$='/{url_path}']").click()
+    page.wait_for_timeout(600)
+    wait_for_app(page, TIMEOUT)
+
+
+def wait_text(page, text: str) -> None:
+    page.get_by_text(text).first.wait_for(timeout=TIMEOUT)
+
+
+# needles: a few payloads whose characters must show literally (markup that escaping would break)
+NEEDLES = [PAYLOADS[k] for k in ("script", "img_onerror", "span_div_breakout", "md_link", "directives")]
+
+
+# -- vocabularies made of payloads ---------------------------------------------------------------------
+LINE_PATTERN = r"[^\n]+|\n"   # one chunk per line: a line that is a payload becomes one token
+
+
+def payload_vocab(texts) -> tuple[dict[int, bytes], list[tuple[int, int]]]:
+    """A byte-level BPE vocabulary in which every text is one token, built as a chain of merges
+    (each prefix + its next byte); shared prefixes share tokens."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    ids = {bytes([i]): i for i in range(256)}
+    merges = []
+    for t in texts:
+        b = t.encode("utf-8")
+        for k in range(2, len(b) + 1):
+            if b[:k] not in ids:
+                new = len(vocab)
+                merges.append((ids[b[:k - 1]], b[k - 1]))
+                vocab[new] = b[:k]
+                ids[b[:k]] = new
+    return vocab, merges
+
+
+VOCAB_TEXTS = [t for t in ONE_LINE.values()]
+SPECIAL = "<|<img src=x onerror=window.__pwned='special' class=tl-pwn>|>"
+
+
+def tiktoken_file() -> bytes:
+    vocab, _ = payload_vocab(VOCAB_TEXTS)
+    return "".join(f"{base64.b64encode(b).decode()} {i}\n" for i, b in sorted(vocab.items())).encode()
+
+
+def minbpe_file() -> bytes:
+    vocab, merges = payload_vocab(VOCAB_TEXTS)
+    specials = [SPECIAL, PAYLOADS["md_link"]]
+    lines = ["minbpe v1", LINE_PATTERN, str(len(specials))]
+    lines += [f"{s} {len(vocab) + k}" for k, s in enumerate(specials)]
+    lines += [f"{a} {b}" for a, b in merges]
+    return ("\n".join(lines) + "\n").encode()
+
+
+# ====================================================================================================
+# the detector can fail
+# ====================================================================================================
+@pytest.fixture(scope="module")
+def probe_url():
+    _require_browser()
+    with streamlit_server(ROOT / "tests" / "e2e" / "markdown_probe_app.py", "streamlit-payload-probe.log") as url:
+        yield url
+
+
+def test_the_detector_flags_unescaped_payloads(browser, probe_url):
+    """The raw probe renders the payloads as unescaped Markdown: links to evil.example, a tracking
+    image, a heading, bold, math, colored text. The same check that passes the app must fail here."""
+    w = Watch(browser, probe_url, viewport=(1200, 1600))
+    try:
+        w.page.goto(probe_url + "/?raw=1")
+        w.page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
+        w.page.wait_for_timeout(800)
+        got = w.check("probe ?raw=1", len(PAYLOADS), record=False)
+        kinds = {f.split(":")[0].split(" to ")[0] for f in got["found"]}
+        assert {"link", "src=https", "heading", "bold", "math", "colored text"} <= kinds, kinds
+        assert any(EVIL in r for r in got["requests"])  # the Markdown image asked evil.example for a pixel
+        # a planted element, a handler and the flag, set from outside, are each caught too
+        w.page.evaluate("""() => { const d = document.createElement('div');
+            d.innerHTML = '<img class=tl-pwn src=data:, onerror=1><style>*{background:url(//evil.example)}</style>';
+            document.body.append(d); window.__pwned = 'probe'; }""")
+        got = w.check("probe planted", 1, record=False)
+        assert got["pwned"] == ["probe"] and got["executed"] >= 1
+        assert any("inline handler" in f for f in got["found"]) and any("<style> text" in f for f in got["found"])
+        # the escaped probe passes the same check
+        w.reset()
+        w.page.goto(probe_url)
+        w.page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
+        w.page.wait_for_timeout(800)
+        got = w.check("probe escaped", len(PAYLOADS), needles=NEEDLES, record=False)
+        assert got["executed"] == 0 and not got["found"] and not got["missing"], got["found"][:5]
+    finally:
+        w.close()
