@@ -96,6 +96,8 @@ DETECT = r"""([appHost, docHosts]) => {
     }
   };
   visit(document);
+  for (const el of document.querySelectorAll('[data-testid=stException]'))
+    found.push(`uncaught exception: ${el.textContent.slice(0, 200)}`);
   if (getComputedStyle(document.body).display === 'none') found.push('the page body is hidden');
   texts.push(document.body.innerText);
   return {found, text: texts.join('\n'), spans: spans.join('\n'),
@@ -138,7 +140,7 @@ class Watch:
         self.requests.clear()
 
     def goto(self, path: str = "", **query) -> None:
-        url = self.app_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        url = self.app_url + "/" + path + ("?" + urllib.parse.urlencode(query) if query else "")
         self.page.goto(url)
         self.settle()
 
@@ -410,3 +412,121 @@ def test_compare_decoder(watch):
     fill(w.page, "Token ids (commas or spaces)", ", ".join(map(str, ids)), commit="Enter")
     w.settle()
     w.assert_clean("Compare decoder: ids that decode to every payload", len(PAYLOADS), NEEDLES)
+
+
+def pick(page, label: str, option: str) -> None:
+    """Choose `option` (a substring of its text) in the selectbox labelled `label`."""
+    page.get_by_label(label, exact=True).first.click()
+    page.get_by_role("option").filter(has_text=option).first.click()
+
+
+# a file name as the browser sends it (no "/"); the app keeps only word characters, . - + and spaces
+PATTERN_LABEL = "Split pattern (a .tiktoken file has none)"
+SPECIALS_LABEL = "Special tokens (JSON, or one 'token id' per line)"
+UPLOAD_NAME = f"<img src=x onerror=window.__pwned=1> [log in](https:{EVIL}) :red[x] $x$ __b__.tiktoken"
+
+
+def test_compare_tokenizer_upload_then_inside(watch):
+    """A .tiktoken whose vocabulary is the payloads (each one token), named with a payload, with a
+    payload special token and a pasted regex; then the same visit's Inside page on it."""
+    vocab, _ = payload_vocab(VOCAB_TEXTS)
+    ids = {b: i for i, b in vocab.items()}
+    w = watch()
+    w.goto("", text="hello", tokenizers="gpt2")
+    w.page.get_by_text("Load your own tokenizer file").click()
+    upload(w.page, 0, [(UPLOAD_NAME, tiktoken_file())], mime="application/octet-stream")
+    w.page.get_by_label(PATTERN_LABEL, exact=True).wait_for(timeout=TIMEOUT)
+    w.settle()
+    pick(w.page, PATTERN_LABEL, "Paste a regex")
+    w.settle()
+    # first a hostile regex that does not compile, then one line per chunk
+    for regex in ("(" + PAYLOADS["md_link"], LINE_PATTERN):
+        box = w.page.get_by_label(re.compile(r"^Regex \(Python"))
+        box.fill(regex)
+        box.press("Enter")
+        w.settle()
+        specials = w.page.get_by_label(SPECIALS_LABEL, exact=True)
+        specials.fill(json.dumps({SPECIAL: len(vocab), PAYLOADS["md_link"]: len(vocab) + 1}))
+        specials.press("Control+Enter")
+        w.settle()
+        w.page.get_by_role("button", name="Load", exact=True).click()
+        w.settle()
+        if regex != LINE_PATTERN:
+            w.assert_clean("Compare upload: split regex field", 1)
+    wait_text(w.page, "Loaded")
+    box = w.page.get_by_label("Text", exact=True)
+    box.fill(ALL + "\n" + SPECIAL)
+    wait_spans(w.page, PAYLOADS["span_div_breakout"])
+    w.settle()
+    w.page.get_by_text("Parse special tokens", exact=True).first.click()
+    w.settle()
+    got = w.assert_clean("Compare upload: .tiktoken name, vocabulary, specials", len(PAYLOADS) + 3, spans=NEEDLES)
+    assert "onerror_window.__pwned_1" in got["text"]  # the file's name, made safe, is the tokenizer's
+    screenshot(w.page, "payloads-compare-upload")
+
+    go_to(w.page, "inside")
+    pick(w.page, "Tokenizer", "onerror_window")
+    w.settle()
+    fill(w.page, "Text", ALL)
+    w.settle()
+    w.assert_clean("Inside: uploaded payload vocabulary, text", len(PAYLOADS), spans=NEEDLES)
+    w.page.get_by_text("Type a token id instead", exact=True).click()
+    w.settle()
+    for name in ("script", "span_div_breakout", "fixed_overlay_link"):
+        fill(w.page, "Token id", str(ids[ONE_LINE[name].encode()]), commit="Enter")
+        w.settle()
+        w.assert_clean(f"Inside: merge tree of the token {name}", 1)
+    screenshot(w.page, "payloads-inside-tree")
+    w.page.get_by_role("tab", name="Vocabulary").click()
+    fill(w.page, "Search by id, text or hex bytes", EVIL, commit="Enter")
+    w.settle()
+    w.assert_clean("Inside: vocabulary search of the uploaded vocabulary", len(PAYLOADS))
+
+
+def test_inside_inputs(watch):
+    w = watch()
+    w.goto("inside", tokenizer="gpt2", text=ALL, token=PAYLOADS["md_link"], id=PAYLOADS["script"],
+           zzz=PAYLOADS["img_onerror"], **{PAYLOADS["md_heading"]: PAYLOADS["math"]})
+    w.page.locator(".tl-spans").first.wait_for(timeout=TIMEOUT)
+    w.settle()
+    w.assert_clean("Inside: link parameters (text, token, id, unknown)", len(PAYLOADS) + 5, spans=NEEDLES)
+    w.reset()
+    w.goto("inside", tokenizer=PAYLOADS["md_link"], text=PAYLOADS["script"], token="3")
+    w.assert_clean("Inside: link parameters (tokenizer)", 2, needles=[PAYLOADS["script"]])
+    fill(w.page, "Text", ALL)
+    w.settle()
+    w.page.get_by_text("Type a token id instead", exact=True).click()
+    w.settle()
+    for raw in (PAYLOADS["md_link"], PAYLOADS["img_onerror"], PAYLOADS["directives"]):
+        fill(w.page, "Token id", raw, commit="Enter")
+        w.settle()
+        w.assert_clean("Inside: token id field", 1)
+    for tab, label in (("Regex chunks", None), ("Encode step by step", None), ("Decode", "Token ids"),
+                       ("Vocabulary", "Search by id, text or hex bytes")):
+        w.page.get_by_role("tab", name=tab).click()
+        w.settle()
+        if label:
+            for raw in (PAYLOADS["md_link"], PAYLOADS["span_div_breakout"]):
+                fill(w.page, label, raw, commit="Enter")
+                w.settle()
+                w.assert_clean(f"Inside: {tab} field", 1)
+        else:
+            w.assert_clean(f"Inside: {tab} of the text", len(PAYLOADS))
+
+
+def test_inside_survives_a_new_text_of_as_many_tokens(watch):
+    """Found by this sweep: the token picker's options are range(n) labelled by the text, so a new text
+    of as many tokens kept the widget and the browser sent the old label back, which Streamlit returns
+    as a string: `'>=' not supported between 'str' and 'int'` (app_pages/inside.py, numbered_pick)."""
+    w = watch()
+    w.goto("inside", tokenizer="gpt2", text="hello world", token="1")
+    for text in ("house world", "house party", PAYLOADS["script"][:8] + " world"):
+        fill(w.page, "Text", text)
+        w.settle()
+        got = w.assert_clean("Inside: a new text of as many tokens", 1 if "<" in text else 0)
+        assert "(id" in got["text"]  # the picker is drawn, on token #1 or #0
+    w.page.get_by_role("tab", name="Encode step by step").click()
+    w.settle()
+    fill(w.page, "Text", "house party")
+    w.settle()
+    w.assert_clean("Inside: step by step after a new text", 0)
