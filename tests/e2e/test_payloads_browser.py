@@ -530,3 +530,92 @@ def test_inside_survives_a_new_text_of_as_many_tokens(watch):
     fill(w.page, "Text", "house party")
     w.settle()
     w.assert_clean("Inside: step by step after a new text", 0)
+
+
+# ====================================================================================================
+# BPE Lab
+# ====================================================================================================
+TEXT_FILE_NAME = f"notes <img src=x onerror=window.__pwned=1> [log in](https:{EVIL}) :red[x] $x$ `y.txt"
+
+
+def test_bpe_lab_inputs(watch):
+    w = watch()
+    w.goto("bpe-lab")
+    fill(w.page, "Text to train on", ALL + "\n" + ALL)
+    w.settle()
+    pick(w.page, "Split pattern", "Custom regex")
+    w.settle()
+    regex_box = w.page.get_by_label(re.compile(r"^Regex \(Python"))
+    for regex in ("(" + PAYLOADS["md_link"], PAYLOADS["img_onerror"] + r"|\w+|\s+|[^\w\s]+"):
+        regex_box.fill(regex)
+        regex_box.press("Enter")
+        w.settle()
+        w.assert_clean("BPE Lab: custom split regex", 1)
+    specials = [v for v in ONE_LINE.values() if "," not in v][:12]
+    fill(w.page, "Special tokens (comma-separated)", ",".join(specials), commit="Enter")
+    vocab = w.page.get_by_label("Vocabulary size (256–8,192)")
+    vocab.fill("600")
+    vocab.press("Enter")
+    w.settle()
+    w.page.get_by_role("button", name="Train", exact=True).click()
+    wait_text(w.page, "Learned")
+    w.settle()
+    w.assert_clean("BPE Lab: pasted corpus, trained (Merges view)", 2 * len(PAYLOADS) + len(specials))
+    for raw in (PAYLOADS["md_link"], "<", PAYLOADS["span_div_breakout"]):
+        fill(w.page, "Search the merges", raw, commit="Enter")
+        w.settle()
+        w.assert_clean("BPE Lab: merge search", 1)
+    for view in ("Step by step", "Tokens", "Save"):
+        w.page.get_by_text(view, exact=True).first.click()
+        w.settle()
+        w.assert_clean(f"BPE Lab: {view} view of the payload corpus", len(PAYLOADS),
+                       spans=[PAYLOADS["script"]] if view == "Step by step" else ())
+        if view == "Step by step":
+            slider = w.page.get_by_role("slider").first
+            slider.focus()
+            for _ in range(40):
+                slider.press("ArrowRight")
+            w.settle()
+            w.assert_clean("BPE Lab: step view, merges of payload bytes", len(PAYLOADS), spans=[PAYLOADS["script"]])
+            screenshot(w.page, "payloads-lab-steps")
+    # a text file: its name and its contents
+    w.page.get_by_text("Upload a file", exact=True).click()
+    w.settle()
+    upload(w.page, 0, [(TEXT_FILE_NAME, ALL.encode())])
+    wait_text(w.page, f"{len(ALL):,} characters")
+    w.settle()
+    got = w.assert_clean("BPE Lab: uploaded text file (name and contents)", len(PAYLOADS) + 1)
+    assert "onerror=window.__pwned=1" in got["text"]  # the name, shown as typed
+    w.page.get_by_role("button", name="Train", exact=True).click()
+    w.settle()
+    w.assert_clean("BPE Lab: trained on the uploaded file", len(PAYLOADS))
+
+
+def test_bpe_lab_model_upload_with_payload_vocabulary(watch):
+    """A minbpe .model whose merges spell every payload as one token, with payload special tokens,
+    named with a payload; then the same visit's Compare page with it."""
+    w = watch()
+    w.goto("bpe-lab")
+    name = TEXT_FILE_NAME.replace(".txt", ".model")
+    w.page.locator("[data-testid='stFileUploader'] input[type=file]").last.set_input_files(
+        [{"name": name, "mimeType": "application/octet-stream", "buffer": minbpe_file()}])
+    wait_text(w.page, "Loaded a model")
+    w.settle()
+    w.assert_clean("BPE Lab: .model upload (payload vocabulary)", len(PAYLOADS) + 2)
+    for view in ("Merges", "Tokens"):
+        w.page.get_by_text(view, exact=True).first.click()
+        w.settle()
+        if view == "Merges":
+            fill(w.page, "Search the merges", "evil", commit="Enter")
+            w.settle()
+        w.assert_clean(f"BPE Lab: loaded model, {view} view", len(PAYLOADS))
+    go_to(w.page, "")
+    w.page.get_by_label("Text", exact=True).wait_for(timeout=TIMEOUT)
+    w.page.get_by_label("Tokenizers (in the order shown)").click()
+    w.page.get_by_role("option").filter(has_text="Lab BPE").first.click()
+    w.page.keyboard.press("Escape")
+    w.page.get_by_label("Text", exact=True).fill(ALL + "\n" + SPECIAL)
+    wait_spans(w.page, PAYLOADS["md_image"])
+    w.page.get_by_text("Parse special tokens", exact=True).first.click()
+    w.settle()
+    w.assert_clean("Compare: the loaded .model's payload tokens", len(PAYLOADS) + 1, spans=NEEDLES)
