@@ -265,6 +265,30 @@ def tiktoken_file() -> bytes:
     return "".join(f"{base64.b64encode(b).decode()} {i}\n" for i, b in sorted(vocab.items())).encode()
 
 
+def tokenizer_json_file() -> bytes:
+    """The payload vocabulary as a Hugging Face byte-level BPE tokenizer.json, split into lines, with a
+    payload special token and a payload added token."""
+    from tokenizers.hf_json import byte_chars
+
+    chars = byte_chars()
+    vocab, merges = payload_vocab(VOCAB_TEXTS)
+
+    def spell(b: bytes) -> str:
+        return "".join(chars[x] for x in b)
+
+    added = [{"id": len(vocab) + k, "content": c, "special": k == 0, "lstrip": False, "rstrip": False,
+              "single_word": False, "normalized": False} for k, c in enumerate((SPECIAL, PAYLOADS["md_image"]))]
+    return json.dumps({
+        "version": "1.0", "added_tokens": added, "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": LINE_PATTERN}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "post_processor": None, "decoder": {"type": "ByteLevel"},
+        "model": {"type": "BPE", "vocab": {spell(b): i for i, b in vocab.items()},
+                  "merges": [f"{spell(vocab[a])} {spell(bytes([b]))}" for a, b in merges], "ignore_merges": True},
+    }).encode()
+
+
 def minbpe_file() -> bytes:
     vocab, merges = payload_vocab(VOCAB_TEXTS)
     specials = [SPECIAL, PAYLOADS["md_link"]]
@@ -346,7 +370,7 @@ def test_compare_text_in_every_view(watch):
         needle = "g src=x on" if name == "split_by_emoji" else PAYLOADS[name]
         wait_spans(w.page, needle)
         w.settle(300)
-        w.assert_clean(f"Compare: typed, {name}", 1, spans=[needle])
+        w.assert_clean("Compare: text typed, one payload at a time", 1, spans=[needle])
     box.fill(ALL + "\n" + ALL[::-1])  # reversed too: closing tags before opening ones
     wait_spans(w.page, ALL[::-1][:30])
     w.settle()
@@ -471,6 +495,18 @@ def test_compare_tokenizer_upload_then_inside(watch):
     got = w.assert_clean("Compare upload: .tiktoken name, vocabulary, specials", len(PAYLOADS) + 3, spans=NEEDLES)
     assert "onerror_window.__pwned_1" in got["text"]  # the file's name, made safe, is the tokenizer's
     screenshot(w.page, "payloads-compare-upload")
+    # the same vocabulary as a tokenizer.json, with a payload special and a payload added token
+    if not w.page.get_by_text("Read as:").first.is_visible():
+        w.page.get_by_text("Load your own tokenizer file").click()
+    upload(w.page, 0, [(UPLOAD_NAME.replace(".tiktoken", " tokenizer.json"), tokenizer_json_file())],
+           mime="application/json")
+    w.page.get_by_text("Read as:").first.wait_for(timeout=TIMEOUT)
+    w.page.get_by_role("button", name="Load", exact=True).click()
+    w.page.locator(".tl-head[data-tokenizer$=' (2)']").wait_for(timeout=TIMEOUT)  # same 60-character name
+    w.settle()
+    got = w.assert_clean("Compare upload: tokenizer.json name, vocabulary, added tokens", len(PAYLOADS) + 3,
+                         spans=NEEDLES)
+    assert got["text"].count("onerror_window.__pwned_1") >= 2
 
     go_to(w.page, "inside")
     pick(w.page, "Tokenizer", "onerror_window")
@@ -483,7 +519,7 @@ def test_compare_tokenizer_upload_then_inside(watch):
     for name in ("script", "span_div_breakout", "fixed_overlay_link"):
         fill(w.page, "Token id", str(ids[ONE_LINE[name].encode()]), commit="Enter")
         w.settle()
-        w.assert_clean(f"Inside: merge tree of the token {name}", 1)
+        w.assert_clean("Inside: token id field -> merge tree of a payload token", 1)
     screenshot(w.page, "payloads-inside-tree")
     w.page.get_by_role("tab", name="Vocabulary").click()
     fill(w.page, "Search by id, text or hex bytes", EVIL, commit="Enter")
