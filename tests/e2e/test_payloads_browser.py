@@ -152,7 +152,7 @@ class Watch:
         self.page.goto(url)
         self.settle()
 
-    def settle(self, pause: int = 400) -> None:
+    def settle(self, pause: int = 300) -> None:
         """Let the run that an input started begin, finish, and its images fail."""
         self.page.wait_for_timeout(pause)
         wait_for_app(self.page, TIMEOUT)
