@@ -24,9 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
@@ -34,7 +32,6 @@ from tests.e2e.conftest import ROOT, _require_browser, screenshot, streamlit_ser
 from tests.payloads import ALL, EVIL, PAYLOADS, short
 
 TIMEOUT = 90_000
-ORDER = list(PAYLOADS)
 ONE_LINE = {k: v.replace("\n", " ") for k, v in PAYLOADS.items()}
 TABLE: list[tuple[str, int, int, int]] = []  # (input, payloads driven, executed, foreign)
 TABLE_FILE = ROOT / "artifacts" / "payloads_table.md"
