@@ -30,6 +30,18 @@ def registry_vocab(name: str):
     """Built once per server for everyone (a visitor's own tokenizers are read per visit)."""
     return vocab_entries(load_tokenizer(name))
 MAX_PICK = 2000      # tokens offered in the picker
+
+
+def numbered_pick(value, n: int) -> int:
+    """The index a "#k  …" picker holds, between 0 and n - 1. Its options are range(n) labelled by the
+    text, so a new text of as many tokens keeps the widget, and the browser sends the old label back;
+    Streamlit returns a label that is no longer an option as the string itself (a TypeError here
+    before). The label's number keeps the position."""
+    if isinstance(value, str):
+        digits = value[1:].split(" ", 1)[0] if value.startswith("#") else ""
+        value = int(digits) if digits.isascii() and digits.isdigit() else 0
+    return value if isinstance(value, int) and 0 <= value < n else 0
+
 MAX_CHAR_ROWS = 400  # characters in the code point table
 STEP_CHUNK_BYTES = 2000  # longest chunk encoded step by step (each step keeps all the chunk's parts)
 
@@ -81,8 +93,7 @@ pick_key = f"{K}pick_{name}"
 if pick and pick["owner"] == f"inside:{name}" and pick["pos"] < len(shown):
     st.session_state[pick_key] = pick["pos"]
     st.session_state[f"{K}by_id"] = False
-if st.session_state.get(pick_key, 0) >= max(1, len(shown)):
-    st.session_state[pick_key] = 0
+st.session_state[pick_key] = numbered_pick(st.session_state.get(pick_key, 0), len(shown))
 
 # -- which token -----------------------------------------------------------------------------------
 by_id = st.toggle("Type a token id instead", key=f"{K}by_id")
@@ -175,9 +186,10 @@ with tabs[3]:
         st.info("Type some text above.")
     else:
         chunks = bpe.split(clean)[:500]
+        st.session_state[f"{K}chunk"] = numbered_pick(st.session_state.get(f"{K}chunk", 0), len(chunks))
         ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk",
                           format_func=lambda i: f"#{i}  {chunks[i][:60]!r}" + (" …" if len(chunks[i]) > 60 else ""))
-        ci = ci if ci is not None and ci < len(chunks) else 0
+        ci = numbered_pick(ci, len(chunks))
         n_bytes = len(chunks[ci].encode("utf-8"))
         if n_bytes > STEP_CHUNK_BYTES:  # every step keeps the chunk's parts: a long chunk costs its length squared
             st.info(f"This chunk is {n_bytes:,} bytes long; the steps are shown for chunks up to {STEP_CHUNK_BYTES:,} "
