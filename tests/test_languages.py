@@ -123,7 +123,7 @@ def test_corpus_from_table_csv_quirks():
     text = '\ufeffeng,fra,Bad Header!,deu\n"Hello, you",Salut\n"Yes","Oui","x","Ja"\n\n'
     c = corpus_from_table(text, "t.csv")
     assert c.texts == {"eng": "Hello, you\nYes", "fra": "Salut\nOui", "deu": "\nJa"}
-    assert any("column 3" in n for n in c.notes) and any("fewer cells" in n for n in c.notes)
+    assert any(": 3 ('Bad Header!')." in n for n in c.notes) and any("fewer cells" in n for n in c.notes)
     assert corpus_from_table("", "t.tsv").texts == {}
     assert corpus_from_table("eng\tkor\nhi\t안녕\n").texts == {"eng": "hi", "kor": "안녕"}  # sniffed tab
 
@@ -136,3 +136,13 @@ def test_every_registry_tokenizer_encodes_every_text():
             # gives back the normalized text
             want = tok.normalize(text) if getattr(tok, "normalizer", None) is not None else text
             assert tok.decode(tok.encode_ordinary(text)) == want, (name, code)
+
+
+def test_skipped_columns_are_one_note_per_kind():
+    header = "\t".join(["en", "de", "en"] + [f"col {k}" for k in range(20)])
+    c = corpus_from_table(header + "\n" + "\t".join(["x"] * 23) + "\n", "t.tsv")
+    assert set(c.texts) == {"en", "de"}
+    assert len(c.notes) == 2
+    assert c.notes[0].startswith("Skipped 20 column(s) whose header is not a language code: 4 ('col 0')")
+    assert c.notes[0].endswith(" ….")
+    assert c.notes[1] == "Skipped 1 column(s) repeating a language: 3 (en)."

@@ -213,14 +213,23 @@ def corpus_from_table(text: str, file_name: str = "", *, max_chars: int = MAX_CH
         corpus.notes.append("The table is empty.")
         return corpus
     columns: dict[str, list[str]] = {}
+    not_codes, repeats = [], []
     for k, raw in enumerate(rows[0]):
         code = raw.strip().lstrip("\ufeff")
         if not _CODE.fullmatch(code):
-            corpus.notes.append(f"Skipped column {k + 1} ({code[:30]!r}): its header is not a language code.")
+            not_codes.append(f"{k + 1} ({code[:30]!r})")
         elif code in columns:
-            corpus.notes.append(f"Skipped column {k + 1}: a second column for {code}.")
+            repeats.append(f"{k + 1} ({code})")
         else:
             columns[code] = [r[k] if k < len(r) else "" for r in rows[1:]]
+    # one note per kind, however many columns (a header of twenty non-codes was twenty warnings)
+    shown = 8
+    if not_codes:
+        corpus.notes.append(f"Skipped {len(not_codes)} column(s) whose header is not a language code: "
+                            + ", ".join(not_codes[:shown]) + (" …" if len(not_codes) > shown else "") + ".")
+    if repeats:
+        corpus.notes.append(f"Skipped {len(repeats)} column(s) repeating a language: "
+                            + ", ".join(repeats[:shown]) + (" …" if len(repeats) > shown else "") + ".")
     short = sum(1 for r in rows[1:] if len(r) < len(rows[0]))
     if short:
         corpus.notes.append(f"{short:,} row(s) have fewer cells than the header; the missing cells count as empty.")
