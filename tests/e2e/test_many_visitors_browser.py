@@ -39,9 +39,21 @@ def own_text(k: int, word: str) -> str:
     return f"{word} is visitor {k}, typing"
 
 
+def shared_text(ws: list[str]) -> str:
+    """One text every visitor types: the results store shares results between visitors who type the
+    same text with the same tokenizer, so here each must still get its own model's cut."""
+    return "all of us: " + " ".join(ws)
+
+
 def counts(page) -> dict[str, int]:
     return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.tl-head')].map(
         h => [h.dataset.tokenizer, parseInt(h.querySelector('.tl-count').textContent.replace(/,/g, ''))]))""")
+
+
+def wait_counts(page, exp: dict[str, int]) -> None:
+    page.wait_for_function("""exp => { const h = [...document.querySelectorAll('.tl-head')];
+        return h.length === Object.keys(exp).length && h.every(e => exp[e.dataset.tokenizer] ===
+            parseInt(e.querySelector('.tl-count').textContent.replace(/,/g, ''))); }""", arg=exp, timeout=TIMEOUT)
 
 
 def lab_tokens(page) -> list[str]:
@@ -54,12 +66,18 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
     trained = [lab_jobs.train_bpe(corpus(w), VOCAB, GPT4_PATTERN, ["<|endoftext|>"]) for w in ws]
     models = [m for m, _ in trained]
     texts = [own_text(k, w) for k, w in enumerate(ws)]
+    common = shared_text(ws)
     gpt2 = get_tokenizer("gpt2")
-    expected = [{"lab_bpe": len(m.tokenize(t, disallowed_special=())), "gpt2": len(gpt2.tokenize(t, disallowed_special=()))}
-                for m, t in zip(models, texts)]
+
+    def count(tok, t: str) -> int:
+        return len(tok.tokenize(t, disallowed_special=()))
+
+    expected = [{"lab_bpe": count(m, t), "gpt2": count(gpt2, t)} for m, t in zip(models, texts)]
+    expected_common = [{"lab_bpe": count(m, common), "gpt2": count(gpt2, common)} for m in models]
     # the test can tell the models apart: each one cuts the others' texts differently from its own
     for k, t in enumerate(texts):
-        assert [len(m.tokenize(t, disallowed_special=())) == expected[k]["lab_bpe"] for m in models].count(True) == 1
+        assert [count(m, t) == expected[k]["lab_bpe"] for m in models].count(True) == 1
+    assert all(count(models[k], " " + w) == 1 for k, w in enumerate(ws))
 
     contexts, pages, errors = [], [], []
     try:
@@ -102,16 +120,23 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
                 pg.get_by_role("option", name=re.compile(re.escape(option))).first.wait_for(timeout=TIMEOUT)
                 box.press("Enter")
             box.press("Escape")
-        # 5. each page: its own text, its own model's tokens and counts, nobody else's, no error
+        # 5. all type the same text: each page still shows its own model's cut (its word as one token)
+        for pg in pages:
+            pg.get_by_label("Text", exact=True).fill(common)
         for k, pg in enumerate(pages):
-            pg.wait_for_function("""exp => { const h = [...document.querySelectorAll('.tl-head')];
-                return h.length === 2 && h.every(e => exp[e.dataset.tokenizer] ===
-                    parseInt(e.querySelector('.tl-count').textContent.replace(/,/g, ''))); }""",
-                                 arg=expected[k], timeout=TIMEOUT)
+            wait_counts(pg, expected_common[k])
+            whole = [w for w in ws if w in {t.strip() for t in lab_tokens(pg)}]
+            assert whole == [ws[k]], f"visitor {k}'s model keeps {whole} whole, not only its own word"
+        # 6. and each its own text again
+        for k, pg in enumerate(pages):
+            pg.get_by_label("Text", exact=True).fill(texts[k])
+        # 7. each page: its own text, its own model's tokens and counts, nobody else's, no error
+        for k, pg in enumerate(pages):
+            wait_counts(pg, expected[k])
             assert counts(pg) == expected[k]
             assert pg.get_by_label("Text", exact=True).input_value() == texts[k]
             assert urllib.parse.parse_qs(urllib.parse.urlparse(pg.url).query)["text"] == [texts[k]]
-            toks = [t.strip().replace("·", "") for t in lab_tokens(pg)]
+            toks = [t.strip() for t in lab_tokens(pg)]
             assert ws[k] in toks, toks  # its own word is one token: only its own model learned it
             body = pg.locator("[data-testid='stMain']").inner_text()
             assert ws[k] in body and f"visitor {k}," in body
