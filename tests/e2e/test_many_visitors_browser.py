@@ -51,9 +51,17 @@ def counts(page) -> dict[str, int]:
 
 
 def wait_counts(page, exp: dict[str, int]) -> None:
-    page.wait_for_function("""exp => { const h = [...document.querySelectorAll('.tl-head')];
-        return h.length === Object.keys(exp).length && h.every(e => exp[e.dataset.tokenizer] ===
-            parseInt(e.querySelector('.tl-count').textContent.replace(/,/g, ''))); }""", arg=exp, timeout=TIMEOUT)
+    """Wait until the page shows exactly these tokenizers with these counts; if it never does, fail
+    with what it shows."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("""exp => { const h = [...document.querySelectorAll('.tl-head')];
+            return h.length === Object.keys(exp).length && h.every(e => exp[e.dataset.tokenizer] ===
+                parseInt(e.querySelector('.tl-count').textContent.replace(/,/g, ''))); }""", arg=exp,
+                               timeout=TIMEOUT)
+    except PlaywrightTimeout:
+        assert counts(page) == exp
 
 
 def lab_tokens(page) -> list[str]:
