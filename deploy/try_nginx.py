@@ -20,6 +20,9 @@ Checks, each printed as PASS or FAIL, then one JSON line:
   4. that upload's PUT, replayed: without the X-Xsrftoken header -> 403; straight to the OTHER
      backend -> 400 (its session is not there: why stickiness is needed); a ~20 MB file passes
      nginx's client_max_body_size, a 22 MB one gets 413 from nginx.
+  5. with --load N: benchmarks/visitors.py's light visitors (N at once, an edit every ~3 s each)
+     through nginx onto the two processes, against one visitor alone: median and p90 rerun time and
+     each process's CPU (not a pass/fail check: a figure for the README).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from st_client import Visitor  # noqa: E402
-from visitors import Server, distinct_text  # noqa: E402
+from visitors import Server, concurrent, cpu_seconds, distinct_text, single, warm  # noqa: E402
 
 CONF = ROOT / "deploy" / "nginx.conf"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -249,16 +252,30 @@ def browser_upload(url: str, tmp: Path, backend_urls: dict[str, str], log_of) ->
     return info
 
 
+async def load(url: str, servers: list, n: int) -> dict:
+    await warm(url)
+    alone = await single(url, 10, 0.5, 1000)
+    cpu0, t0 = [cpu_seconds(s.pid) for s in servers], time.perf_counter()
+    c = await concurrent(url, servers[0].pid, n, 10, 3.0, 1000)
+    wall = time.perf_counter() - t0
+    busy = [(cpu_seconds(s.pid) - c0) / wall for s, c0 in zip(servers, cpu0)]
+    return {"visitors": n, "single_median_s": alone["median_s"], "median_s": c["median_s"], "p90_s": c["p90_s"],
+            "max_s": c["max_s"], "ratio_median": c["median_s"] / alone["median_s"], "reruns": c["reruns"],
+            "n_errors": c["n_errors"], "errors": c["errors"][:5], "cores_busy_per_process": busy,
+            "load_at_start": os.getloadavg()[0]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--visitors", type=int, default=20)
     ap.add_argument("--edits", type=int, default=3)
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium upload check")
     ap.add_argument("--max-seconds", type=float, default=300)
+    ap.add_argument("--load", type=int, default=0, help="also measure N light visitors through nginx (≤ 200)")
     ap.add_argument("--conf", type=Path, default=CONF, help="the site file to try (default: deploy/nginx.conf)")
     args = ap.parse_args()
-    if not 1 <= args.visitors <= 100 or not 1 <= args.edits <= 20:
-        ap.error("bounded: --visitors 1..100, --edits 1..20")
+    if not 1 <= args.visitors <= 100 or not 1 <= args.edits <= 20 or not 0 <= args.load <= 200:
+        ap.error("bounded: --visitors 1..100, --edits 1..20, --load 0..200")
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         raise SystemExit("no nginx on this machine (Debian: apt-get install nginx)")
@@ -323,6 +340,15 @@ def main() -> None:
                   info.get("put_20mb_through_nginx") in (200, 204), str(info.get("put_20mb_through_nginx")))
             check("22 MB is stopped by nginx (413)", info.get("put_22mb_through_nginx") == 413,
                   str(info.get("put_22mb_through_nginx")))
+
+        # 3. load through nginx over both processes (a figure, not a check)
+        if args.load:
+            out["load"] = asyncio.run(load(front.url, servers, args.load))
+            ld = out["load"]
+            print(f"load: {args.load} visitors through nginx: median {ld['median_s'] * 1000:.0f} ms, "
+                  f"p90 {ld['p90_s'] * 1000:.0f} ms (alone: {ld['single_median_s'] * 1000:.0f} ms, ratio "
+                  f"{ld['ratio_median']:.2f}), {ld['n_errors']} errors, processes busy "
+                  f"{', '.join(f'{c:.2f}' for c in ld['cores_busy_per_process'])} cores", flush=True)
     finally:
         signal.alarm(0)
         if front is not None:
