@@ -254,6 +254,7 @@ def browser_upload(url: str, tmp: Path, backend_urls: dict[str, str], log_of) ->
 
 async def load(url: str, servers: list, n: int) -> dict:
     await warm(url)
+    load_at_start = os.getloadavg()[0]  # other work on the machine's cores
     alone = await single(url, 10, 0.5, 1000)
     cpu0, t0 = [cpu_seconds(s.pid) for s in servers], time.perf_counter()
     c = await concurrent(url, servers[0].pid, n, 10, 3.0, 1000)
@@ -262,7 +263,7 @@ async def load(url: str, servers: list, n: int) -> dict:
     return {"visitors": n, "single_median_s": alone["median_s"], "median_s": c["median_s"], "p90_s": c["p90_s"],
             "max_s": c["max_s"], "ratio_median": c["median_s"] / alone["median_s"], "reruns": c["reruns"],
             "n_errors": c["n_errors"], "errors": c["errors"][:5], "cores_busy_per_process": busy,
-            "load_at_start": os.getloadavg()[0]}
+            "load_at_start": load_at_start, "load_at_end": os.getloadavg()[0]}
 
 
 def main() -> None:
