@@ -32,7 +32,6 @@ import asyncio
 import http.cookiejar
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
