@@ -46,12 +46,14 @@ def _local(url: str) -> str:
 
 
 class Visitor:
-    def __init__(self, url: str, *, query: dict | None = None, page: str = "", timeout: float = 120.0):
+    def __init__(self, url: str, *, query: dict | None = None, page: str = "", timeout: float = 120.0,
+                 headers: dict | None = None):
         base = _local(url).rstrip("/")
         self.ws_url = base.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
         self.query = urlencode(query or {})
         self.page = page                      # a url_path such as "bpe-lab"; "" is the default page
         self.timeout = timeout
+        self.headers = headers or {}          # e.g. a load balancer's affinity cookie
         self.ws = None
         self.components: dict[str, tuple[str, str]] = {}   # component name -> (widget id, its data JSON)
         self.pages: dict[str, str] = {}                    # url path -> page_script_hash
@@ -62,7 +64,8 @@ class Visitor:
         self.runs: list[Run] = []
 
     async def __aenter__(self) -> "Visitor":
-        self.ws = await connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout)
+        self.ws = await connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout,
+                                additional_headers=self.headers)
         await self.rerun(query=self.query)
         return self
 
