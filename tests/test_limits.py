@@ -84,3 +84,18 @@ def test_a_failure_is_remembered_and_raised_again():
     with pytest.raises(RuntimeError):  # not in `catch`: raised, not remembered
         tokenized(type("T", (), {"tokenize": lambda self, t, **kw: (_ for _ in ()).throw(RuntimeError())})(),
                   "y", parse_special=False, catch=(ValueError,))
+
+
+def test_a_tokenizers_chunk_cache_is_bounded_in_characters(monkeypatch):
+    from tokenizers.bpe import BPETokenizer, _ChunkCache
+
+    monkeypatch.setattr(_ChunkCache, "CHAR_LIMIT", 5_000)
+    tok = BPETokenizer("gpt4", name="t")
+    tok.train("the cat sat on the mat " * 20, 300)
+    words = [f" w{k:06d}" + "x" * 90 for k in range(200)]  # 200 distinct chunks of 98 characters
+    text = "".join(words)
+    ids = tok.encode(text)
+    cache = tok._chunk_cache  # noqa: SLF001 (the test looks at the bound itself)
+    assert cache.chars <= 5_000 and len(cache) <= 5_000 // 98 + 60
+    assert sum(map(len, cache)) == cache.chars
+    assert tok.encode(text) == ids == tok.encode_ordinary(text)  # chunks past the bound are still encoded right

@@ -154,18 +154,24 @@ class _SparseDecoder(dict):
 
 
 class _ChunkCache(dict):
-    """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big)."""
+    """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big). Bounded in
+    chunks and in their characters: a registry tokenizer's cache serves every visitor, and 500,000
+    distinct chunks of 255 characters would have held ~200 MB."""
 
     LIMIT = 500_000
+    CHAR_LIMIT = 4_000_000  # characters of the chunks kept (the common short chunks fill it first)
 
     def __init__(self, encode: Callable[[str], tuple[int, ...]]):
         super().__init__()
         self._encode = encode
+        self.chars = 0
 
     def __missing__(self, chunk: str) -> tuple[int, ...]:
         ids = self._encode(chunk)
-        if len(self) < self.LIMIT and len(chunk) < 256:
+        n = len(chunk)
+        if n < 256 and len(self) < self.LIMIT and self.chars + n <= self.CHAR_LIMIT:
             self[chunk] = ids
+            self.chars += n
         return ids
 
 

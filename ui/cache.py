@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-RESULTS_COST = 8_000_000    # tokens plus characters kept (each ~24-40 bytes with its share of the maps): ~300 MB
+RESULTS_COST = 8_000_000    # tokens plus characters kept: 57 MB when full (benchmarks/visitors.py, README)
 RESULTS_ENTRIES = 4_000
 
 
