@@ -21,12 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,42 +88,14 @@ def server_times(repeat: int) -> dict[str, float]:
 
 # -- the real app in Chromium ----------------------------------------------------------------------
 
-class Server:
-    def __init__(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            if time.time() > deadline or self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError("streamlit did not start")
-            time.sleep(0.2)
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+from visitors import Server  # noqa: E402  (one way to start the app on a free port, for every benchmark)
 
 
 def first_loads(browser, pages: list[str]) -> dict[str, float]:
     out = {}
     for name in pages:
         path, ready = PAGES[name]
-        server = Server()
+        server = Server(ROOT)
         try:
             ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
             page = ctx.new_page()
@@ -255,7 +224,7 @@ def main() -> None:
         print("first loads (a fresh server per page)…", file=sys.stderr)
         loads = first_loads(browser, [x for x in args.pages.split(",") if x])
         print("typing in the browser…", file=sys.stderr)
-        srv = Server()
+        srv = Server(ROOT)
         try:
             typing = browser_times(browser, srv.url, args.repeat)
         finally:

@@ -84,3 +84,24 @@ def need_native():
                         "run .venv/bin/python -m tokenizers.native.build and read its message")
         pytest.skip("native core not built (python -m tokenizers.native.build) or disabled by "
                     "TOKEN_LENS_NATIVE=0; the pure-Python paths are in use")
+
+
+@pytest.fixture
+def unused_id_lookups(monkeypatch) -> list[int]:
+    """Every id looked up in a BPETokenizer that is not a token (a walk over a sparse model's whole id
+    range shows up here as a million entries)."""
+    from tokenizers.base import UnknownTokenIdError
+    from tokenizers.bpe import BPETokenizer
+
+    misses: list[int] = []
+    real = BPETokenizer.token_bytes
+
+    def counting(self, i):
+        try:
+            return real(self, i)
+        except UnknownTokenIdError:
+            misses.append(i)
+            raise
+
+    monkeypatch.setattr(BPETokenizer, "token_bytes", counting)
+    return misses

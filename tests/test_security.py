@@ -160,24 +160,13 @@ def test_figures_escape_labels_from_vocabularies_files_and_names():
 
 
 # -- hostile vocabularies ----------------------------------------------------------------------------------
-def test_vocab_entries_walk_only_the_ids_in_use(monkeypatch):
+def test_vocab_entries_walk_only_the_ids_in_use(unused_id_lookups):
     from tokenizers import bpe_io
-    from tokenizers.base import UnknownTokenIdError
     from ui.tables import vocab_entries, vocab_rows
     from ui.uploads import vocabulary_note
 
     tok = bpe_io.loads("minbpe v1\n\n1\n<|end|> 1000256\n97 97\n", name="sparse")
-    misses = []
-    real = BPETokenizer.token_bytes
-
-    def counting(self, i):
-        try:
-            return real(self, i)
-        except UnknownTokenIdError:
-            misses.append(i)
-            raise
-
-    monkeypatch.setattr(BPETokenizer, "token_bytes", counting)
+    misses = unused_id_lookups
     vocab, longest = vocab_entries(tok)
     rows, matched = vocab_rows(tok, "")
     assert len(vocab) == matched == 258 and vocab[-1][:2] == (1000256, b"<|end|>") and not misses

@@ -251,10 +251,7 @@ SPARSE_MODEL = ("minbpe v1\n\n2\n<|end|> 1000256\n<b onmouseover=\"window.__pwne
                 "60 115\n258 99\n")
 
 
-def test_a_sparse_model_is_named_at_upload_and_browsed_by_the_ids_in_use(monkeypatch):
-    from tokenizers.base import UnknownTokenIdError
-    from tokenizers.bpe import BPETokenizer
-
+def test_a_sparse_model_is_named_at_upload_and_browsed_by_the_ids_in_use(request):
     at = lab()
     at.file_uploader(key=f"{L}load").set_value(("sparse.model", SPARSE_MODEL.encode(), "application/octet-stream"))
     assert_safe(run(at))
@@ -262,17 +259,7 @@ def test_a_sparse_model_is_named_at_upload_and_browsed_by_the_ids_in_use(monkeyp
     tok = at.session_state[f"{L}model"]
     assert tok.vocab_size == 1_000_257
     # Inside: its vocabulary browser and decoder, with a count of every lookup of an unused id
-    misses = []
-    real = BPETokenizer.token_bytes
-
-    def counting(self, i):
-        try:
-            return real(self, i)
-        except UnknownTokenIdError:
-            misses.append(i)
-            raise
-
-    monkeypatch.setattr(BPETokenizer, "token_bytes", counting)
+    misses = request.getfixturevalue("unused_id_lookups")  # counted from here on, not during the upload
     at.switch_page("app_pages/inside.py")
     at.session_state["inside_tok"] = "lab_bpe"
     at.session_state["inside_text"] = "aaa <sc <|end|>"
