@@ -1,6 +1,8 @@
 """The Algorithms page in a real browser: train all five on the built-in corpus, see the segmentations
 with their markers and unknown tokens, step through WordPiece, the curve, and a model on Compare."""
 
+import re
+
 from tests.e2e.conftest import screenshot, wait_for_app
 
 
@@ -68,7 +70,8 @@ def test_uploads_are_checked_and_named_literally(page, app_url, tmp_path):
     page.locator("input[type=file]").first.set_input_files(str(named))
     page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
     # the file name is shown as text: no link, no bold
-    page.get_by_text("notes [click](https:example) **bold**.txt").wait_for(timeout=10_000)
+    # (escape_markdown puts an invisible WORD JOINER before "https" and after its colon, so that no autolink forms)
+    page.get_by_text(re.compile(r"notes \[click\]\(\u2060?https:\u2060?example\) \*\*bold\*\*\.txt")).wait_for(timeout=10_000)
     assert page.locator("a[href*='example']").count() == 0
     page.get_by_role("button", name="Train all five").click()
     page.get_by_text("algorithms. Each one is now on the Compare page").wait_for(timeout=120_000)
