@@ -27,6 +27,8 @@ def gone(pid: int) -> bool:
 
 
 def child_pids() -> set[int]:
+    """This process's live job children (`python -m tokenizers.jobs`; other children, such as a browser
+    test's server, are not counted)."""
     me = os.getpid()
     out = set()
     for d in os.listdir("/proc"):
@@ -34,9 +36,11 @@ def child_pids() -> set[int]:
             try:
                 with open(f"/proc/{d}/stat", encoding="ascii") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == me:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    cmd = f.read()
+                if int(fields[1]) == me and b"tokenizers.jobs" in cmd and fields[0] != "Z":
                     out.add(int(d))
-            except (FileNotFoundError, IndexError, ValueError):
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
                 pass
     return out
 
