@@ -44,7 +44,8 @@ def cut_messages(messages: list[Message], limit: int = MAX_TOTAL_CHARS) -> tuple
 
 def formatted(name: str, tok, fmt, messages: list[Message], prompt: bool):
     """tokenize_chat, from the results store all visitors share (a rerun draws every format again)."""
-    key = ("chat", name, id(tok), fmt.title, tuple((m.role, m.content) for m in messages), prompt)
+    # the tokenizer itself in the key, not its id: the entry keeps it alive, so its id is never reused
+    key = ("chat", name, tok, fmt.title, tuple((m.role, m.content) for m in messages), prompt)
     return results_store().get(key, lambda: tokenize_chat(chat_tokenizer(name, tok), fmt, messages,
                                                           add_generation_prompt=prompt),
                                lambda res: res.total + len(res.text))
