@@ -91,10 +91,11 @@ _results = BoundedStore(RESULTS_COST, RESULTS_ENTRIES)
 class _Failed:
     """A tokenization that raised one of the caller's `catch` errors, kept like a result (a split
     pattern that ran out of time would otherwise run again on every rerun)."""
-    __slots__ = ("error",)
+    __slots__ = ("error", "owner")
 
-    def __init__(self, error: BaseException):
+    def __init__(self, error: BaseException, owner):
         self.error = error.with_traceback(None)  # no frames kept alive by the store
+        self.owner = owner  # the tokenizer, kept alive with the entry so that its id in the key is never reused
 
 
 def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseException], ...] = ()):
@@ -105,7 +106,7 @@ def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseExce
             return (tok.tokenize(text, allowed_special="all") if parse_special
                     else tok.tokenize(text, disallowed_special=()))
         except catch as e:
-            return _Failed(e)
+            return _Failed(e, tok)
 
     value = _results.get((id(tok), text, parse_special), make,
                          lambda v: 1 + len(text) // 100 if isinstance(v, _Failed) else token_list_cost(v))
