@@ -238,3 +238,20 @@ def test_a_million_spaces_in_o200k():
     assert toks.byte_ends[-1] == len(text) and tok.decode(list(toks.ids)) == text
     assert list(toks.ids) == tok.twin.encode_ordinary(text)
     assert not get_tokenizer("cl100k_base").tokenize(text, disallowed_special=()).note
+
+
+def test_encodings_with_the_same_ranks_share_one_table():
+    """o200k_harmony is o200k_base's ranks with the harmony specials: one copy of the 200,000 ranks and
+    of the vocabulary in the process (it was 80 MB more), and the same ids for ordinary text."""
+    from tokenizers.tiktoken_vocab import encoding_params
+
+    base, harmony = get_tokenizer("o200k_base"), get_tokenizer("o200k_harmony")
+    assert encoding_params("o200k_base")["mergeable_ranks"] is encoding_params("o200k_harmony")["mergeable_ranks"]
+    assert base.vocab is harmony.vocab
+    assert base.special_tokens != harmony.special_tokens  # the specials stay each encoding's own
+    assert "<|start|>" in harmony.special_tokens and "<|start|>" not in base.special_tokens
+    text = "Hello world, 안녕하세요 👋"
+    import tiktoken
+
+    assert harmony.encode(text) == base.encode(text) == tiktoken.get_encoding("o200k_base").encode(text)
+    assert harmony.encode("<|start|>", allowed_special="all") == [harmony.special_tokens["<|start|>"]]

@@ -26,6 +26,18 @@ class ReproducedIds(list):
     note = ""
 
 
+_VOCABS: dict[int, dict[int, bytes]] = {}  # id(ranks) -> id -> bytes; the ranks live as long as the process
+
+
+def _vocab_of(ranks: dict[bytes, int]) -> dict[int, bytes]:
+    """The vocabulary (id -> bytes) of a ranks table, made once per table: encodings that share their
+    ranks (o200k_base and o200k_harmony) share it too."""
+    vocab = _VOCABS.get(id(ranks))
+    if vocab is None:
+        vocab = _VOCABS[id(ranks)] = {r: b for b, r in ranks.items()}
+    return vocab
+
+
 class TiktokenTokenizer(BPETokenizer):
     """One of OpenAI's vocabularies. The model (ranks, recovered merges, pattern, special tokens) is
     read through tiktoken's own constructors; encoding goes through tiktoken. Where tiktoken fails on
@@ -36,7 +48,7 @@ class TiktokenTokenizer(BPETokenizer):
         from .normalizers import from_name
 
         p = encoding_params(encoding_name)
-        vocab = {r: b for b, r in p["mergeable_ranks"].items()}
+        vocab = _vocab_of(p["mergeable_ranks"])
         self.name = encoding_name
         self.title = TITLES.get(encoding_name, encoding_name)
         self.pattern = p["pat_str"]

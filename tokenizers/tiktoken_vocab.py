@@ -51,8 +51,19 @@ def encoding_params(name: str) -> dict:
                 bad = ", ".join(f"{url.rsplit('/', 1)[-1]} {s}" for url, s in status.items() if s != "ok")
                 raise VocabularyMissingError(missing_message(name, bad or str(e))) from e
             trust_pattern(got["pat_str"])
-            _params[name] = got
-        return got
+            _params[name] = _share_ranks(got)
+        return _params[name]
+
+
+def _share_ranks(got: dict) -> dict:
+    """`got` with the ranks of an encoding read before when they are the same (o200k_harmony is
+    o200k_base's ranks with other special tokens: one copy of 200,000 entries, not two)."""
+    ranks = got["mergeable_ranks"]
+    for other in _params.values():
+        theirs = other.get("mergeable_ranks")
+        if theirs is not ranks and theirs is not None and len(theirs) == len(ranks) and theirs == ranks:
+            return {**got, "mergeable_ranks": theirs}
+    return got
 
 
 def get_encoding(name: str):
