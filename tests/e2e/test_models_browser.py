@@ -36,13 +36,23 @@ def open_upload_panel(page):
     page.locator("[data-testid='stFileUploader'] input[type=file]").first.wait_for(state="attached", timeout=30_000)
 
 
-def load_file(page, path: Path):
+def load_file(page, path: Path, expect: str):
+    """Choose the file, press Load, and wait for `expect` on the page. Under a loaded CI machine a click
+    landing while the upload's own rerun was still being applied was once not seen (1 run in 3, the
+    message never came); a person would press again, and so does this, once."""
     page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(path))
     button = page.get_by_role("button", name="Load", exact=True)
     page.wait_for_function("[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Load' "
                            "&& !b.disabled)", timeout=30_000)
+    wait_for_app(page)
     page.wait_for_timeout(500)
     button.click()
+    try:
+        page.get_by_text(expect).first.wait_for(timeout=30_000)
+    except Exception:
+        wait_for_app(page)
+        button.click()
+        page.get_by_text(expect).first.wait_for(timeout=60_000)
 
 
 @pytest.mark.parametrize("fmt", list(GOOD))
@@ -53,8 +63,7 @@ def test_upload_each_format(page, app_url, tmp_path, fmt):
     page.goto(app_url)
     wait_for_app(page)
     open_upload_panel(page)
-    load_file(page, path)
-    page.get_by_text(f"Loaded {filename}").wait_for(timeout=60_000)
+    load_file(page, path, f"Loaded {filename}")
     page.wait_for_function(f"[...document.querySelectorAll('.tl-head')].some(h => h.dataset.tokenizer === '{filename}')",
                            timeout=60_000)
     screenshot(page, f"upload-{fmt.replace('.', '-')}")
@@ -71,8 +80,7 @@ def test_upload_corrupt_file(page, app_url, tmp_path, case):
     page.wait_for_function("document.querySelectorAll('.tl-head').length === 4", timeout=60_000)
     before = counts(page)
     open_upload_panel(page)
-    load_file(page, path)
-    page.get_by_text(words).first.wait_for(timeout=60_000)
+    load_file(page, path, words)
     assert counts(page) == before  # nothing else changed
     screenshot(page, f"upload-corrupt-{case.replace('.', '-')}")
     assert not page.errors
