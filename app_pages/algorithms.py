@@ -5,12 +5,12 @@ import streamlit as st
 
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
+from app_pages.training_text import training_text
 from tokenizers import lab_jobs
 from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
-from tokenizers.corpus import stdlib_docstrings
 from tokenizers.jobs import JobError
 from tokenizers.text import clean_text
-from ui import limits, uploads
+from ui import limits
 from ui.cache import tokenized
 from ui.figures import length_curve_figure
 from ui.formatting import escape_markdown, md_code, plural
@@ -50,28 +50,7 @@ with st.expander("The five algorithms, in a sentence each"):
                  hide_index=True, key=f"{K}about")
 
 # -- corpus ----------------------------------------------------------------------------------------
-source = st.radio("Training text", ["Built-in corpus", "Paste", "Upload a file"], horizontal=True, key=f"{K}source")
-corpus, replaced = "", 0
-if source == "Paste":
-    st.session_state.setdefault(f"{K}text", DEFAULT_CORPUS)
-    corpus = st.text_area("Text to train on", height=140, key=f"{K}text")
-elif source == "Upload a file":
-    up = st.file_uploader(f"A text file (up to {uploads.MAX_UPLOAD_BYTES // 1_000_000} MB)",
-                          type=[s[1:] for s in uploads.TEXT_SUFFIXES], key=f"{K}upload")
-    if up is not None:
-        try:
-            corpus, replaced = uploads.decode_upload(up.name, up.getvalue())
-            st.caption(f"{md_code(up.name)}: {len(corpus):,} characters.")
-        except uploads.UploadError as e:
-            st.error(escape_markdown(str(e)))
-else:
-    size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
-                            format_func=lambda n: f"{n // 1000} KB")
-    corpus = stdlib_docstrings(size)
-    st.caption("Docstrings of Python's standard library, read from this machine (nothing is downloaded).")
-if replaced:
-    st.warning(f"The file is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced by U+FFFD �.")
-corpus, lone = clean_text(corpus)
+corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab")

@@ -5,9 +5,9 @@ import streamlit as st
 
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
+from app_pages.training_text import training_text
 from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
-from tokenizers.corpus import stdlib_docstrings
 from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from ui import limits, uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
@@ -47,27 +47,7 @@ st.caption("Train a byte-level BPE on a text and watch it learn, merge by merge.
            "single bytes and repeatedly merges the most frequent adjacent pair into a new token.")
 
 # -- corpus ----------------------------------------------------------------------------------------
-source = st.radio("Training text", ["Paste", "Upload a file", "Built-in corpus"], horizontal=True, key=f"{K}source")
-corpus, replaced = "", 0
-if source == "Paste":
-    st.session_state.setdefault(f"{K}text", DEFAULT_TEXT)
-    corpus = st.text_area("Text to train on", height=160, key=f"{K}text")
-elif source == "Upload a file":
-    up = st.file_uploader(f"A text file (up to {uploads.MAX_UPLOAD_BYTES // 1_000_000} MB)",
-                          type=[s[1:] for s in uploads.TEXT_SUFFIXES], key=f"{K}upload")
-    if up is not None:
-        try:
-            corpus, replaced = uploads.decode_upload(up.name, up.getvalue())
-            st.caption(f"{md_code(up.name)}: {len(corpus):,} characters.")
-        except uploads.UploadError as e:
-            st.error(escape_markdown(str(e)))
-else:
-    size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
-                            format_func=lambda n: f"{n // 1000} KB")
-    corpus = stdlib_docstrings(size)
-    st.caption("Docstrings of Python's standard library, read from this machine (nothing is downloaded).")
-if replaced:
-    st.warning(f"The file is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced by U+FFFD �.")
+corpus = training_text(K, default_text=DEFAULT_TEXT, first="Paste")
 
 # -- options ---------------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)

@@ -8,13 +8,13 @@ import streamlit as st
 
 from app_pages.long_work import stop_button, was_stopped
 from app_pages.shared import clean_state_text, user_tokenizers
-from tokenizers.corpus import stdlib_docstrings
+from app_pages.training_text import training_text
 from tokenizers.sentencepiece_backend import ModelFormatError
 from tokenizers.sentencepiece_lattice import build_lattice
 from tokenizers.sentencepiece_train import (OPTIONS, PRESETS, SentencePieceTrainingError, load_model,
                                             split_long_lines, train)
 from tokenizers.text import clean_text
-from ui import limits, uploads
+from ui import limits
 from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
 from ui.formatting import duration, escape_markdown, md_code
 from ui.spans import render_spans
@@ -391,29 +391,8 @@ st.caption("Train a SentencePiece model (BPE or unigram) with the settings that 
 restore(KEPT)
 
 # -- corpus ----------------------------------------------------------------------------------------
-source = st.radio("Training text", ["Built-in corpus", "Paste", "Upload a file"], horizontal=True, key=f"{K}source")
-corpus, replaced = "", 0
-if source == "Paste":
-    st.session_state.setdefault(f"{K}text", DEFAULT_TEXT)
-    replaced = clean_state_text(f"{K}text")
-    corpus = st.text_area("Text to train on (each line is a sentence)", height=160, key=f"{K}text")
-elif source == "Upload a file":
-    up = st.file_uploader(f"A text file (up to {uploads.MAX_UPLOAD_BYTES // 1_000_000} MB)",
-                          type=[s[1:] for s in uploads.TEXT_SUFFIXES], key=f"{K}upload")
-    if up is not None:
-        try:
-            corpus, replaced = uploads.decode_upload(up.name, up.getvalue())
-            st.caption(f"{md_code(up.name)}: {len(corpus):,} characters.")
-        except uploads.UploadError as e:
-            st.error(md_code(str(e), 400))
-else:
-    size = st.select_slider("Size", [20_000, 100_000, 250_000], value=100_000, key=f"{K}builtin_size",
-                            format_func=lambda n: f"{n // 1000} KB")
-    corpus = stdlib_docstrings(size)
-    st.caption("Docstrings of Python's standard library, read from this machine (nothing is downloaded). "
-               "English only: Korean and emoji are characters it never saw.")
-if replaced:
-    st.warning(f"{replaced:,} invalid byte sequence(s) or lone surrogate(s) were replaced by U+FFFD �.")
+corpus = training_text(K, default_text=DEFAULT_TEXT, text_label="Text to train on (each line is a sentence)",
+                       builtin_note="English only: Korean and emoji are characters it never saw.")
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the lab trains on the first {MAX_TRAIN_CHARS:,}.")
     corpus = corpus[:MAX_TRAIN_CHARS]
