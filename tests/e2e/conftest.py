@@ -125,3 +125,16 @@ def wait_for_app(page, timeout: float = 60_000):
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
         "document.querySelectorAll('[data-testid=\"stMarkdown\"]').length > 0", timeout=timeout)
+
+
+def upload_training_text(page, *paths, choose: bool = True) -> None:
+    """On a lab page: choose "Upload a file" as the training text and put `paths` into that uploader
+    (app_pages/training_text.py). It waits for the uploader by its label: until the click's rerun has
+    drawn it, the only uploader on the BPE and SentencePiece Labs is the .model one, and a file sent
+    to `.first` went there."""
+    if choose:
+        page.get_by_text("Upload a file", exact=True).click()
+    box = page.locator("[data-testid='stFileUploader']", has_text="A text file")
+    box.wait_for(timeout=30_000)
+    wait_for_app(page)
+    box.locator("input[type=file]").set_input_files([str(p) for p in paths])

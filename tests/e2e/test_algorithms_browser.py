@@ -3,7 +3,7 @@ with their markers and unknown tokens, step through WordPiece, the curve, and a 
 
 import re
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
 
 
 def test_train_all_five_and_look(page, app_url):
@@ -59,15 +59,13 @@ def test_train_all_five_and_look(page, app_url):
 def test_uploads_are_checked_and_named_literally(page, app_url, tmp_path):
     page.goto(f"{app_url}/algorithms")
     wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    page.wait_for_timeout(800)
     blob = tmp_path / "image.txt"
     blob.write_bytes(b"\x00\x01\x02" * 5000)
-    page.locator("input[type=file]").first.set_input_files(str(blob))
+    upload_training_text(page, blob)
     page.get_by_text("looks like a binary file").wait_for(timeout=30_000)
     named = tmp_path / "notes [click](https:example) **bold**.txt"
     named.write_bytes("caf\xe9 na\xefve r\xe9sum\xe9 low lower newest widest ".encode("latin-1") * 100)
-    page.locator("input[type=file]").first.set_input_files(str(named))
+    upload_training_text(page, named, choose=False)
     page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
     # the file name is shown as text: no link, no bold
     # (escape_markdown puts an invisible WORD JOINER before "https" and after its colon, so that no autolink forms)

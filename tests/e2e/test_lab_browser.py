@@ -1,7 +1,7 @@
 """The BPE Lab in a real browser: train on pasted text, see the merge table and curves, reject a
 binary upload, load a saved model."""
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
 from tokenizers import BPETokenizer
 
 TEXT = ("low lower lowest newer newest wider widest " * 30).strip()
@@ -56,15 +56,13 @@ def test_train_on_pasted_text(page, app_url, tmp_path):
 def test_binary_corpus_upload_is_refused(page, app_url, tmp_path):
     page.goto(f"{app_url}/bpe-lab")
     wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    page.wait_for_timeout(800)
     blob = tmp_path / "image.txt"
     blob.write_bytes(b"\x00\x01\x02" * 5000)
-    page.locator("input[type=file]").first.set_input_files(str(blob))
+    upload_training_text(page, blob)
     page.get_by_text("looks like a binary file").wait_for(timeout=30_000)
     text = tmp_path / "latin1.txt"
     text.write_bytes("caf\xe9 na\xefve r\xe9sum\xe9 ".encode("latin-1") * 50)
-    page.locator("input[type=file]").first.set_input_files(str(text))
+    upload_training_text(page, text, choose=False)
     page.get_by_text("not all valid UTF-8").wait_for(timeout=30_000)
     page.get_by_role("button", name="Train").click()
     page.get_by_text("Learned").wait_for(timeout=60_000)

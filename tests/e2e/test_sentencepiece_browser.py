@@ -1,7 +1,7 @@
 """The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
 then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
 
 
 def choose(page, label: str, option: str):
@@ -83,12 +83,7 @@ def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
     corpus.write_text(stdlib_source(2_000_000), encoding="utf-8")
     page.goto(f"{app_url}/sentencepiece")
     wait_for_app(page)
-    page.get_by_text("Upload a file").click()
-    # the click's rerun has not always started when wait_for_app looks: until it has, the only
-    # uploader on the page is the .model one, and the text would go there
-    page.wait_for_function("document.querySelectorAll('[data-testid=stFileUploader]').length === 2")
-    wait_for_app(page)
-    page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(corpus))
+    upload_training_text(page, corpus)
     page.get_by_text("stdlib.py.txt: ").wait_for(timeout=30_000)
     choose(page, "Preset", "Library defaults")
     vocab = page.get_by_label("vocab_size", exact=True)
