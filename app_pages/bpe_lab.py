@@ -8,8 +8,9 @@ from app_pages.shared import user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
-from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
-from ui import limits, uploads
+from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
+from service import limits
+from service import uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
 from app_pages.widgets import lab_player
 from ui.formatting import duration, escape_markdown, md_code, md_inline_code, render_token

@@ -9,8 +9,9 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
                                resolve, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
-from tokenizers.text import clean_text
-from ui import analysis, export, limits, paging
+from tokenizers.core.text import clean_text
+from ui import analysis, export, paging
+from service import limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.figures import plotly_text
@@ -138,7 +139,7 @@ def compare_view():
     clean, more = clean_text(text)
     clean_b, more_b = clean_text(text_b)
     replaced += more + more_b
-    # one visitor's text is bounded (ui/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
+    # one visitor's text is bounded (service/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
     clean, size_a = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
     clean_b, size_b = limits.cut_text(clean_b, limits.COMPARE_TEXT_BYTES)
 
@@ -195,10 +196,10 @@ def compare_view():
                          "tokenizers and options but not the text.")
 
 
-    # -- tokenize (results shared by all visitors in one bounded store: ui/cache.py) ---------------------
+    # -- tokenize (results shared by all visitors in one bounded store: service/cache.py) ---------------------
     def tokenize_all(tokenizers: dict, txt: str) -> dict:
         """name -> tokens; a tokenizer that fails on this text (an uploaded split pattern that runs
-        out of time) is left out with a message; its failure is remembered like a result (ui/cache.py)."""
+        out of time) is left out with a message; its failure is remembered like a result (service/cache.py)."""
         out = {}
         for name, tok in tokenizers.items():
             try:

@@ -1,7 +1,7 @@
 """Compare's chat mode: a conversation (system / user / assistant turns, added and removed), rendered
 by each tokenizer's own chat format, with its special tokens drawn as specials, per-message and total
 counts, and what the format itself costs. Called from app_pages/compare.py; formats and counting
-are the library's (tokenizers/chat.py)."""
+are the library's (tokenizers/chat/formats.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import streamlit as st
 from app_pages.shared import all_tokenizer_names, resolve, title_of
 from app_pages.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
-from tokenizers.text import clean_text
-from ui.cache import results_store
+from tokenizers.core.text import clean_text
+from service.cache import results_store
 from ui.formatting import escape_markdown
 from ui.spans import render_spans
 

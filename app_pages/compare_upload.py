@@ -12,7 +12,7 @@ from app_pages.shared import user_tokenizers
 from tokenizers import REGISTRY
 from tokenizers.user_files import FORMATS, UserFileError, detect_format, known_patterns, load_user_file
 from ui.formatting import escape_markdown
-from ui.uploads import vocabulary_note
+from service.uploads import vocabulary_note
 
 MAX_FILE_MB = 20          # Streamlit's server.maxUploadSize (.streamlit/config.toml) is 20 too
 MAX_LOADED = 6            # uploaded tokenizers kept per visit

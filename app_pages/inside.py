@@ -10,10 +10,10 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
                                resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, BPETokenizer
 from tokenizers import UnknownTokenIdError
-from tokenizers.inside import char_rows, counts, describe_cluster, graphemes
-from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
-from tokenizers.text import clean_text
-from ui import limits
+from tokenizers.analysis.characters import char_rows, counts, describe_cluster, graphemes
+from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
+from tokenizers.core.text import clean_text
+from service import limits
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
 from app_pages.widgets import token_clicks

@@ -8,12 +8,12 @@ import streamlit as st
 
 from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
-from tokenizers.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
+from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
     token_premium
-from tokenizers.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
+from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 from ui.figures import grouped_bars, table_heatmap
 from ui.formatting import escape_markdown
-from ui.uploads import UploadError, decode_upload
+from service.uploads import UploadError, decode_upload
 
 K = "languages_"
 METRICS = {"Token premium (÷ reference)": "premium", "Tokens": "tokens", "Characters per token": "chars_per_token",

@@ -10,8 +10,8 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
                                tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers import vocab_audit
-from tokenizers.text import clean_text
-from ui import limits
+from tokenizers.core.text import clean_text
+from service import limits
 from ui.figures import number_heatmap
 from ui.formatting import escape_markdown, hexbytes, render_token
 from ui.quirks import CARDS, EGGS, FORMATS, Card
@@ -37,7 +37,7 @@ def keep(key: str) -> None:
 
 
 def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
-    """Tokenize, from the results store all visitors share (ui/cache.py: a rerun re-draws every card,
+    """Tokenize, from the results store all visitors share (service/cache.py: a rerun re-draws every card,
     and the store's budget bounds what the server keeps, however many visitors come); a failure is
     remembered too and raised as TokenizeFailed."""
     return tokenize_text(tok, text, parse=parse, name=name)
@@ -242,8 +242,8 @@ def sample_texts() -> list[str]:
     """The texts this app ships: Compare's presets, the Quirks examples (but not the glitch card's,
     which holds the glitch strings on purpose), the Languages page's parallel text and programs,
     and the built-in docstring corpus of the BPE Lab."""
-    from tokenizers.corpus import stdlib_docstrings
-    from tokenizers.parallel import language_texts, program_texts
+    from tokenizers.core.corpus import stdlib_docstrings
+    from tokenizers.analysis.parallel import language_texts, program_texts
     from ui.examples import EXAMPLES
 
     texts = list(EXAMPLES.values()) + list(FORMATS.values()) + list(EGGS)
@@ -320,7 +320,7 @@ def audit_rows(tok: Tokenizer, ids: list[int], query: str, what: str) -> list[di
 def draw_audit(names: list[str], toks: dict[str, Tokenizer]) -> None:
     st.markdown(
         "Every token of each vocabulary, checked with the library's public API "
-        "(`tokenizers.vocab_audit.audit`):\n"
+        "(`tokenizers.analysis.vocab_audit.audit`):\n"
         "- **Unreachable**: the token's bytes are valid UTF-8, yet encoding that text gives other tokens "
         "(`encode_ordinary(decode_bytes([t])) != [t]`). Ordinary encoding never produces it, so a model trained "
         "on encoded text never saw it as input and its embedding stayed untrained; the model could still emit "

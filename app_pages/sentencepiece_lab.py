@@ -9,12 +9,12 @@ import streamlit as st
 from app_pages.long_work import stop_button, was_stopped
 from app_pages.shared import clean_state_text, user_tokenizers
 from app_pages.training_text import training_text
-from tokenizers.sentencepiece_backend import ModelFormatError
-from tokenizers.sentencepiece_lattice import build_lattice
-from tokenizers.sentencepiece_train import (OPTIONS, PRESETS, SentencePieceTrainingError, load_model,
+from tokenizers.sentencepiece.model import ModelFormatError
+from tokenizers.sentencepiece.lattice import build_lattice
+from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError, load_model,
                                             split_long_lines, train)
-from tokenizers.text import clean_text
-from ui import limits
+from tokenizers.core.text import clean_text
+from service import limits
 from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
 from ui.formatting import duration, escape_markdown, md_code
 from ui.spans import render_spans

@@ -7,9 +7,9 @@ import gc
 import streamlit as st
 
 from tokenizers import REGISTRY, Tokenizer, VocabularyMissingError, get_tokenizer
-from tokenizers.text import clean_text
+from tokenizers.core.text import clean_text
 from ui.formatting import escape_markdown
-from ui.cache import tokenized
+from service.cache import tokenized
 
 
 @st.cache_resource(show_spinner="Loading tokenizer…")
@@ -76,7 +76,7 @@ TOKENIZE_ERRORS = (ValueError, RecursionError, MemoryError)
 
 def tokenize_text(tok: Tokenizer, text: str, *, parse: bool, name: str | None = None):
     """tok.tokenize with the page's special-token choice (parse: parsed, else as text), from the results
-    store all visitors share (ui/cache.py), failures included. What the text can make it raise becomes
+    store all visitors share (service/cache.py), failures included. What the text can make it raise becomes
     TokenizeFailed, whose message names the tokenizer (escaped)."""
     try:
         return tokenized(tok, text, parse_special=parse, catch=TOKENIZE_ERRORS)
@@ -125,7 +125,7 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
     """Token ids -> bytes -> text, the one decoder of Compare and Inside: the text (errors="replace"),
     a table of the ids' bytes, and every stretch of bytes that is not valid UTF-8 explained."""
     from tokenizers import UnknownTokenIdError
-    from tokenizers.inside import invalid_utf8_spans
+    from tokenizers.analysis.characters import invalid_utf8_spans
     from ui.formatting import IdParseError, escape_markdown, hexbytes, parse_ids
     from ui.tables import id_rows
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.shared import clean_state_text
-from tokenizers.corpus import stdlib_docstrings
-from ui import uploads
+from tokenizers.core.corpus import stdlib_docstrings
+from service import uploads
 from ui.formatting import escape_markdown, md_code
 
 SOURCES = ("Built-in corpus", "Paste", "Upload a file")

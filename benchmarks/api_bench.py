@@ -41,11 +41,12 @@ def main() -> int:
     n_ids = 20_000 if args.quick else 100_000
     n_texts = 300 if args.quick else 2_000
 
-    from tokenizers.tiktoken_vocab import get_encoding
+    from tokenizers.vocabularies.tiktoken_files import get_encoding
 
-    from tokenizers import BPETokenizer, bpe_io, get_tokenizer, native
-    from tokenizers.corpus import stdlib_docstrings
-    from tokenizers.samples import varied_text
+    from tokenizers import BPETokenizer, bpe_io, get_tokenizer
+    from tokenizers.bpe import native
+    from tokenizers.core.corpus import stdlib_docstrings
+    from tokenizers.analysis.samples import varied_text
 
     text = varied_text(1_200_000, seed=11)
     texts = [text[i * 997:(i + 1) * 997] for i in range(n_texts)]

@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tokenizers import available_tokenizers, get_tokenizer  # noqa: E402
-from tokenizers.languages import token_premium  # noqa: E402
-from tokenizers.parallel import language_texts  # noqa: E402
-from tokenizers.vocab_audit import audit_tokenizer, number_tokens  # noqa: E402
+from tokenizers.analysis.languages import token_premium  # noqa: E402
+from tokenizers.analysis.parallel import language_texts  # noqa: E402
+from tokenizers.analysis.vocab_audit import audit_tokenizer, number_tokens  # noqa: E402
 
 
 def median_seconds(fn, runs: int = 3) -> float:

@@ -25,7 +25,7 @@ def rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
-from tokenizers.samples import varied_text
+from tokenizers.analysis.samples import varied_text
 text = varied_text(1_000_000)
 import tokenizers, tiktoken, regex  # the libraries every tokenizer needs, loaded before measuring
 before = rss()

@@ -25,12 +25,12 @@ import corpora  # noqa: E402
 
 
 def phases(text: str, vocab: int) -> None:
-    """Wall time of the steps BPETokenizer.train takes (mirrors tokenizers/bpe.py), no profiler."""
+    """Wall time of the steps BPETokenizer.train takes (mirrors tokenizers/bpe/model.py), no profiler."""
     from collections import Counter
 
-    from tokenizers import bpe_fast
-    from tokenizers.patterns import GPT4_PATTERN, compile_pattern, split_text
-    from tokenizers.text import clean_text
+    from tokenizers.bpe import fast as bpe_fast
+    from tokenizers.core.patterns import GPT4_PATTERN, compile_pattern, split_text
+    from tokenizers.core.text import clean_text
 
     compiled = compile_pattern(GPT4_PATTERN)
     rows, t = [], time.perf_counter()

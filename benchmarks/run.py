@@ -34,7 +34,7 @@ OURS = ["ours_fast", "ours_python"]  # our two trainers measured across the matr
 SETUP = {
     "ours_fast": "tokenizers.bpe.BPETokenizer('gpt4').train(text, V, trainer='fast'); whole text as one "
                  "string; GPT-4 (cl100k) split; C core via ctypes, 1 thread (the worker asserts "
-                 "tokenizers.native.available(): 'fast' would fall back to Python otherwise)",
+                 "tokenizers.bpe.native.available(): 'fast' would fall back to Python otherwise)",
     "ours_python": "same, trainer='python' (bpe_fast.train_fast: the same algorithm and merges); pure "
                    "Python, 1 thread",
     "ours_reference": "same, trainer='reference' (recounts every pair at every merge); pure Python; only at "
@@ -112,22 +112,22 @@ class Runner:
 
 
 def library_fingerprint() -> str:
-    """sha256 over tokenizers/*.py (the measured library), to tell runs of different code apart."""
+    """sha256 over tokenizers/**/*.py (the measured library), to tell runs of different code apart."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted((REPO / "tokenizers").glob("*.py")):
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    for f in sorted((REPO / "tokenizers").rglob("*.py")):
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:16]
 
 
 def native_fingerprint() -> str:
-    """sha256 over the C core's sources, tokenizers/native/*.{c,h,py} (the built library's file name
+    """sha256 over the C core's sources, tokenizers/bpe/native/*.{c,h,py} (the built library's file name
     carries its own digest, which also covers regex's version: see `native` in the JSON)."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in sorted((REPO / "tokenizers" / "native").glob("*")):
+    for f in sorted((REPO / "tokenizers" / "bpe" / "native").glob("*")):
         if f.suffix in (".c", ".h", ".py"):
             h.update(f.name.encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:16]
@@ -202,8 +202,8 @@ def main() -> int:
             fix = "it is disabled by TOKEN_LENS_NATIVE: unset it"
         else:
             fix = (f"it is not built for these sources and this regex version ({native['library']} is missing). "
-                   f"Build it from the repository root with `.venv/bin/python -m tokenizers.native.build` (or "
-                   f"`{args.python} -m tokenizers.native.build`; run.sh does this)")
+                   f"Build it from the repository root with `.venv/bin/python -m tokenizers.bpe.native.build` (or "
+                   f"`{args.python} -m tokenizers.bpe.native.build`; run.sh does this)")
         log(f"ERROR: ours_fast and encoding side 'ours' measure the C core, but {fix}; or leave them out "
             f"with --trainers (without ours_fast) and --no-encode.")
         return 2

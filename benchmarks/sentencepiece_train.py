@@ -5,7 +5,7 @@
 
 For each preset of the lab (Llama 2, library defaults, T5-style unigram), on the built-in corpus at
 the lab's three sizes (vocab 500, 2,000, 4,000) and on the 4.5 MB prose corpus of benchmarks/corpora.py (vocab 8,000; the
-upload limit is 5 MB): the median of 3 runs of tokenizers.sentencepiece_train.train (wall time in the parent), of
+upload limit is 5 MB): the median of 3 runs of tokenizers.sentencepiece.train.train (wall time in the parent), of
 SentencePieceTrainer.train inside the child (the trainer alone), their difference (the child's
 overhead: starting Python, importing sentencepiece, writing and reading files), the same training
 in this process with no child at all, and the child's peak memory. Ends with one JSON line.
@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import sentencepiece as spm  # noqa: E402
 
-from tokenizers.corpus import stdlib_docstrings  # noqa: E402
-from tokenizers.sentencepiece_train import PRESETS, train  # noqa: E402
+from tokenizers.core.corpus import stdlib_docstrings  # noqa: E402
+from tokenizers.sentencepiece.train import PRESETS, train  # noqa: E402
 
 
 def in_process(text: str, options: dict) -> float:

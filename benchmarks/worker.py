@@ -28,7 +28,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# tiktoken's cl100k_base split (as in tokenizers/patterns.py GPT4_PATTERN); ours and rustbpe use it.
+# tiktoken's cl100k_base split (as in tokenizers/core/patterns.py GPT4_PATTERN); ours and rustbpe use it.
 GPT4 = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 # Oniguruma (Hugging Face's regex engine) reads `{1,3}+` as "({1,3}) repeated", not possessive;
 # possessiveness changes nothing there, so it is dropped (the splits are checked identical).
@@ -42,14 +42,14 @@ def use_repo() -> None:
         sys.path.insert(0, str(REPO))
 
 
-NATIVE_HINT = ("build it from the repository root with `.venv/bin/python -m tokenizers.native.build` "
-               "(or `benchmarks/.venv/bin/python -m tokenizers.native.build`; run.sh does this)")
+NATIVE_HINT = ("build it from the repository root with `.venv/bin/python -m tokenizers.bpe.native.build` "
+               "(or `benchmarks/.venv/bin/python -m tokenizers.bpe.native.build`; run.sh does this)")
 
 
 def native_info() -> dict:
     """Whether the project's C core (tokenizers/native) loads in this interpreter, and which file."""
     use_repo()
-    from tokenizers import native
+    from tokenizers.bpe import native
 
     return {"available": native.available(), "disabled": native.disabled(),
             "library": str(native.library_path()), "exists": native.library_path().exists()}
@@ -124,7 +124,7 @@ def train(impl: str, corpus: str, vocab: int, threads: int, dump: str | None) ->
     rss_before = rss_mb()
     if impl in ("ours_fast", "ours_python", "ours_reference"):
         use_repo()
-        from tokenizers import native
+        from tokenizers.bpe import native
         from tokenizers.bpe import BPETokenizer
 
         if impl == "ours_fast":  # trainer="fast" is the C core when it is loaded: make sure it is
@@ -198,7 +198,7 @@ def save_model(corpus: str, vocab: int, prefix: str) -> dict:
     from tokenizers import bpe_io
     from tokenizers.bpe import BPETokenizer
 
-    from tokenizers import native
+    from tokenizers.bpe import native
 
     tok = BPETokenizer("gpt4", name="bench_bpe")
     t0 = time.perf_counter()
@@ -228,7 +228,7 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
 
             tok = BPETokenizer.from_tiktoken(vocab)
         else:
-            from tokenizers.tiktoken_vocab import get_encoding
+            from tokenizers.vocabularies.tiktoken_files import get_encoding
 
             enc = get_encoding(vocab)
     out["load_seconds"] = time.perf_counter() - t0

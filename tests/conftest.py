@@ -76,13 +76,13 @@ def need_native():
     then its absence is a failure."""
     import os
 
-    from tokenizers import native
+    from tokenizers.bpe import native
 
     if not native.available():
         if os.environ.get("TOKEN_LENS_REQUIRE_NATIVE") == "1":
             pytest.fail(f"the native core is not built or does not load ({native.library_path()}); "
-                        "run .venv/bin/python -m tokenizers.native.build and read its message")
-        pytest.skip("native core not built (python -m tokenizers.native.build) or disabled by "
+                        "run .venv/bin/python -m tokenizers.bpe.native.build and read its message")
+        pytest.skip("native core not built (python -m tokenizers.bpe.native.build) or disabled by "
                     "TOKEN_LENS_NATIVE=0; the pure-Python paths are in use")
 
 
@@ -90,7 +90,7 @@ def need_native():
 def unused_id_lookups(monkeypatch) -> list[int]:
     """Every id looked up in a BPETokenizer that is not a token (a walk over a sparse model's whole id
     range shows up here as a million entries)."""
-    from tokenizers.base import UnknownTokenIdError
+    from tokenizers.core.tokenizer import UnknownTokenIdError
     from tokenizers.bpe import BPETokenizer
 
     misses: list[int] = []

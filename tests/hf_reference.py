@@ -1,4 +1,4 @@
-"""Hugging Face's `tokenizers` library as the reference for tokenizers/hf_json.py, run in a
+"""Hugging Face's `tokenizers` library as the reference for tokenizers/hf/tokenizer_json.py, run in a
 subprocess (tests/hf_worker.py) with `python -I` and a working directory outside the repository."""
 
 from __future__ import annotations

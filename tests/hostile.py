@@ -96,7 +96,7 @@ TEXT_UPLOADS = {
 
 def minbpe_model(merges: int = 20, specials: dict[str, int] | None = None) -> bytes:
     """A valid minbpe .model: the GPT-4 pattern, `merges` merges of (97, 97)-like pairs."""
-    from tokenizers.patterns import GPT4_PATTERN
+    from tokenizers.core.patterns import GPT4_PATTERN
 
     lines = ["minbpe v1", GPT4_PATTERN, str(len(specials or {}))]
     lines += [f"{s} {i}" for s, i in (specials or {}).items()]
@@ -106,7 +106,7 @@ def minbpe_model(merges: int = 20, specials: dict[str, int] | None = None) -> by
 
 
 def _sentencepiece_bytes() -> bytes:
-    from tokenizers.provision import sentencepiece_model_path
+    from tokenizers.vocabularies.provision import sentencepiece_model_path
 
     return sentencepiece_model_path().read_bytes()
 

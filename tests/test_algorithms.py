@@ -1,5 +1,5 @@
 """The algorithms page's library: character-level, classic BPE with </w>, WordPiece, unigram and
-byte-level BPE behind tokenizers.algorithms.train, with hand-worked vectors."""
+byte-level BPE behind tokenizers.classic.algorithms.train, with hand-worked vectors."""
 
 import random
 
@@ -7,14 +7,14 @@ import pytest
 
 from conftest import TRICKY_TEXTS
 from tokenizers import TrainingError
-from tokenizers import pair_merges
-from tokenizers.algorithms import (ALGORITHMS, NAMES, at_vocab_size, curve_sizes, held_out_split, length_curve,
+from tokenizers.classic import pair_merges
+from tokenizers.classic.algorithms import (ALGORITHMS, NAMES, at_vocab_size, curve_sizes, held_out_split, length_curve,
                                    train, usage)
-from tokenizers.base import Tokenizer
-from tokenizers.char_level import CharTokenizer
-from tokenizers.corpus import stdlib_docstrings
-from tokenizers.word_bpe import WordBPETokenizer
-from tokenizers.wordpiece import WordPieceTokenizer
+from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.classic.char_level import CharTokenizer
+from tokenizers.core.corpus import stdlib_docstrings
+from tokenizers.classic.word_bpe import WordBPETokenizer
+from tokenizers.classic.wordpiece import WordPieceTokenizer
 
 # Sennrich et al.'s example corpus
 SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -306,7 +306,7 @@ def test_at_vocab_size_below_the_alphabet_retrains():
 
 def test_long_words_take_the_same_rule(monkeypatch):
     """The heap copy of the BPE rule (words over LONG_WORD symbols) merges exactly as the plain one."""
-    from tokenizers import word_bpe
+    from tokenizers.classic import word_bpe
 
     tok = WordBPETokenizer(name="b").train(CORPUS, 500)
     rng = random.Random(3)

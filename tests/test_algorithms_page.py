@@ -5,8 +5,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tokenizers.algorithms import NAMES, train
-from tokenizers.corpus import stdlib_docstrings
+from tokenizers.classic.algorithms import NAMES, train
+from tokenizers.core.corpus import stdlib_docstrings
 
 K = "alg_"
 SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -73,7 +73,7 @@ def test_train_all_five_side_by_side():
     text = at.text_area(key=f"{K}segment").value
     # each column's counts are the library's, for the same training text
     corpus = stdlib_docstrings(20_000)
-    from tokenizers.algorithms import held_out_split
+    from tokenizers.classic.algorithms import held_out_split
 
     train_text, held = held_out_split(corpus)
     expected = {}
@@ -189,8 +189,8 @@ def test_user_text_is_escaped():
 
 # -- the renderer -----------------------------------------------------------------------------------
 def test_spans_draw_markers_beside_the_text_they_do_not_cover():
-    from tokenizers.word_bpe import WordBPETokenizer
-    from tokenizers.wordpiece import WordPieceTokenizer
+    from tokenizers.classic.word_bpe import WordBPETokenizer
+    from tokenizers.classic.wordpiece import WordPieceTokenizer
     from ui.spans import render_spans, word_markers
 
     bpe = WordBPETokenizer(name="b").train(SENNRICH, 30)

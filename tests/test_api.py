@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TRICKY_TEXTS
-from tokenizers import (BPETokenizer, SpecialTokenError, UnknownTokenIdError, available_tokenizers,
-                        get_tokenizer, native)
-from tokenizers.bpe import _merge_by_pairs, apply_merges
-from tokenizers.bpe_rule import bpe_encode_ids, bpe_merge
-from tokenizers.merges import Merges, RecoveredMerges
-from tokenizers.samples import varied_text
+from tokenizers import BPETokenizer, SpecialTokenError, UnknownTokenIdError, available_tokenizers, get_tokenizer
+from tokenizers.bpe import native
+from tokenizers.bpe.model import _merge_by_pairs, apply_merges
+from tokenizers.bpe.rule import bpe_encode_ids, bpe_merge
+from tokenizers.bpe.merges import Merges, RecoveredMerges
+from tokenizers.analysis.samples import varied_text
 
 NAMES = available_tokenizers()
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -23,7 +23,7 @@ TEXTS = [t for t in TRICKY_TEXTS if t] + [varied_text(20_000, seed=5)]
 
 
 def tiktoken_of(name):
-    from tokenizers.tiktoken_vocab import get_encoding
+    from tokenizers.vocabularies.tiktoken_files import get_encoding
 
     return get_encoding(name)  # tiktoken's own Encoding, from the provisioned files
 
@@ -187,7 +187,7 @@ def _paths(tok, data: bytes) -> dict[str, list[int]]:
     out = {"reference": bpe_encode_ids(ids, tok.merges), "pairs": _merge_by_pairs(list(ids), tok.merges),
            "heap": apply_merges(list(ids), tok.merges.get)}
     if native.available():
-        from tokenizers.native import api
+        from tokenizers.bpe.native import api
 
         # merges as pairs for a trained model, the byte form for recovered ones; no shortcut: the rule alone
         if isinstance(tok.merges, RecoveredMerges):
@@ -243,7 +243,7 @@ def test_a_million_spaces_in_o200k():
 def test_encodings_with_the_same_ranks_share_one_table():
     """o200k_harmony is o200k_base's ranks with the harmony specials: one copy of the 200,000 ranks and
     of the vocabulary in the process (it was 80 MB more), and the same ids for ordinary text."""
-    from tokenizers.tiktoken_vocab import encoding_params
+    from tokenizers.vocabularies.tiktoken_files import encoding_params
 
     base, harmony = get_tokenizer("o200k_base"), get_tokenizer("o200k_harmony")
     assert encoding_params("o200k_base")["mergeable_ranks"] is encoding_params("o200k_harmony")["mergeable_ranks"]
@@ -251,7 +251,7 @@ def test_encodings_with_the_same_ranks_share_one_table():
     assert base.special_tokens != harmony.special_tokens  # the specials stay each encoding's own
     assert "<|start|>" in harmony.special_tokens and "<|start|>" not in base.special_tokens
     text = "Hello world, 안녕하세요 👋"
-    from tokenizers.tiktoken_vocab import get_encoding  # tiktoken itself, on the provisioned files (offline)
+    from tokenizers.vocabularies.tiktoken_files import get_encoding  # tiktoken itself, on the provisioned files (offline)
 
     assert harmony.encode(text) == base.encode(text) == get_encoding("o200k_base").encode(text)
     assert harmony.encode("<|start|>", allowed_special="all") == [harmony.special_tokens["<|start|>"]]

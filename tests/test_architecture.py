@@ -1,5 +1,7 @@
-"""The shape DESIGN.md promises: pages and ui/ use only public names of library objects, and the
-library's modules import each other without cycles."""
+"""The shape DESIGN.md promises: pages, ui/ and service/ use only public names of library objects; the
+library is in subpackages by concern, each saying what lives there, with few modules at its root; its
+modules and its subpackages import each other without cycles; ui/ is presentation only; and the names
+other code imports from before the move keep working."""
 
 import ast
 from pathlib import Path
@@ -20,19 +22,18 @@ def _private_attributes(path: Path) -> list[str]:
 
 
 def test_pages_and_ui_use_only_public_names():
-    files = sorted([*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"])
+    files = sorted([*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "service").glob("*.py"),
+                    ROOT / "app.py"])
     assert len(files) > 5
     found = [f for path in files for f in _private_attributes(path)]
     assert not found, "private attribute access:\n" + "\n".join(found)
 
 
-def test_the_check_catches_private_access(tmp_path):
-    sample = ROOT / "ui" / "_sample_for_test.py"
-    sample.write_text("def f(tok):\n    return tok._ranks, getattr(tok, '_native')\n", encoding="utf-8")
-    try:
-        assert len(_private_attributes(sample)) == 2
-    finally:
-        sample.unlink()
+def test_the_check_catches_private_access(tmp_path, monkeypatch):
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)  # paths are reported relative to ROOT
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(tok):\n    return tok._ranks, getattr(tok, '_native'), tok.__len__\n", encoding="utf-8")
+    assert _private_attributes(sample) == ["sample.py:2: ._ranks", "sample.py:2: getattr(..., '_native')"]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -88,10 +89,88 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+SUBPACKAGES = ["core", "bpe", "vocabularies", "sentencepiece", "pipeline", "hf", "classic", "analysis", "chat"]
+
+
+def package_of(module: str) -> str:
+    """tokenizers.bpe.native.api -> tokenizers.bpe; a module at the root stays itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and parts[1] in SUBPACKAGES else module
+
+
+def package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for mod, deps in import_graph().items():
+        here = package_of(mod)
+        graph.setdefault(here, set()).update(package_of(d) for d in deps if package_of(d) != here)
+    return graph
+
+
 def test_no_import_cycles_in_the_library():
     graph = import_graph()
-    assert "tokenizers.bpe" in graph and "tokenizers.openai" in graph["tokenizers"] | {"tokenizers.openai"}
+    assert {"tokenizers.bpe.model", "tokenizers.core.tokenizer"} <= graph["tokenizers.vocabularies.tiktoken_bpe"]
     assert not cycles(graph), cycles(graph)
+
+
+def test_no_import_cycles_between_subpackages():
+    graph = package_graph()
+    assert "tokenizers.core" in graph["tokenizers.bpe"] and "tokenizers.bpe" in graph["tokenizers.hf"]
+    assert graph["tokenizers.core"] == set(), "core imports nothing else of the library"
+    assert not cycles(graph), cycles(graph)
+
+
+def test_the_library_is_a_map():
+    pkg = ROOT / "tokenizers"
+    root_modules = sorted(p.name for p in pkg.glob("*.py"))
+    assert len(root_modules) <= 8, root_modules
+    for name in SUBPACKAGES:
+        init = pkg / name / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc) > 80, f"tokenizers/{name}/__init__.py must say what lives there"
+    assert sorted(p.name for p in pkg.iterdir() if (p / "__init__.py").exists()) == sorted(SUBPACKAGES)
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_library_and_ui_never_import_streamlit_or_the_app():
+    for path in [*(ROOT / "tokenizers").rglob("*.py"), *(ROOT / "ui").glob("*.py")]:
+        found = _imports(path) & {"streamlit", "app_pages", "service", "app"}
+        assert not found, f"{path.relative_to(ROOT)} imports {found}"
+
+
+def test_names_that_stay():
+    """Names other code imports, from before the library had subpackages."""
+    import importlib
+
+    import tokenizers
+    from tokenizers import BPETokenizer, available_tokenizers, get_tokenizer, load_user_file
+    from tokenizers.bpe import BPETokenizer as bpe_class
+
+    assert bpe_class is BPETokenizer and "gpt2" in available_tokenizers()
+    assert get_tokenizer("gpt2").encode("hello world") == [31373, 995]
+    bpe_io = importlib.import_module("tokenizers.bpe_io")
+    assert bpe_io is tokenizers.bpe_io is importlib.import_module("tokenizers.bpe.io")
+    assert callable(bpe_io.save) and callable(bpe_io.load) and callable(bpe_io.loads)
+    sp = importlib.import_module("tokenizers.sentencepiece_train")
+    assert sp is importlib.import_module("tokenizers.sentencepiece.train")
+    assert callable(sp.train) and sp.LLAMA2_OPTIONS and sp.PRESETS and sp.OPTIONS
+    algorithms = importlib.import_module("tokenizers.algorithms")
+    assert callable(algorithms.train) and "byte_bpe" in algorithms.NAMES
+    assert callable(importlib.import_module("tokenizers.vocab_audit").audit)
+    assert callable(importlib.import_module("tokenizers.languages").token_premium)
+    user_files = importlib.import_module("tokenizers.user_files")
+    assert load_user_file is user_files.load_user_file
+    from tokenizers.sentencepiece_train import LLAMA2_OPTIONS  # the `from` form too
+
+    assert LLAMA2_OPTIONS is sp.LLAMA2_OPTIONS
 
 
 def test_the_cycle_check_finds_a_cycle():

@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, TRICKY_TEXTS
 from tokenizers import (SpecialTokenError, UnknownTokenIdError, available_tokenizers, default_tokenizers,
                         get_tokenizer)
-from tokenizers.text import clean_text
+from tokenizers.core.text import clean_text
 
 NAMES = available_tokenizers()
 
@@ -28,7 +28,7 @@ def test_spans_tile_the_input(name, text):
     data = text.encode("utf-8")
     # a tokenizer that normalizes first (Qwen: NFC, Claude's legacy file: NFKC) encodes the normalized
     # text: its tokens' bytes are that text's, and their spans say which input bytes each came from
-    # (tokenizers/alignment.py), so a token cut from the same input character as the one before it
+    # (tokenizers/core/spans.py), so a token cut from the same input character as the one before it
     # has an empty span
     normalized = tok.normalize(text) if getattr(tok, "normalizer", None) is not None else text
     pos = 0
@@ -156,7 +156,7 @@ def test_token_list_is_compact_and_lazy():
 @pytest.mark.parametrize("text", TRICKY_TEXTS + ["aé👋b\u0301"])
 def test_byte_char_tables_equal_the_lookups(text):
     """ByteCharMap's bulk tables say, for every byte offset, what char_at and is_boundary say."""
-    from tokenizers.text import ByteCharMap, clean_text
+    from tokenizers.core.text import ByteCharMap, clean_text
 
     m = ByteCharMap.of(clean_text(text)[0])
     assert m.char_of_byte.tolist() == [m.char_at(b) for b in range(m.n_bytes + 1)]

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
-from tokenizers.bpe_reference import get_stats, merge
-from tokenizers.corpus import stdlib_docstrings
+from tokenizers.bpe.reference import get_stats, merge
+from tokenizers.core.corpus import stdlib_docstrings
 
 TRAINERS = ["reference", "python", "fast"]
 
@@ -142,8 +142,8 @@ def test_block_counting_equals_whole_text(pattern, block):
     from collections import Counter
 
     from tokenizers.bpe import resolve_pattern
-    from tokenizers.patterns import chunk_counts, compile_pattern, split_text
-    from tokenizers.samples import varied_text
+    from tokenizers.core.patterns import chunk_counts, compile_pattern, split_text
+    from tokenizers.analysis.samples import varied_text
 
     compiled = compile_pattern(resolve_pattern(pattern))
     text = varied_text(60_000) + "   \n\n  end   "
@@ -157,22 +157,20 @@ def test_block_counting_fuzzed(text, block, pattern):
     from collections import Counter
 
     from tokenizers.bpe import resolve_pattern
-    from tokenizers.patterns import chunk_counts, compile_pattern, split_text
+    from tokenizers.core.patterns import chunk_counts, compile_pattern, split_text
 
     compiled = compile_pattern(resolve_pattern(pattern))
     assert chunk_counts(text, compiled, block=block) == Counter(split_text(text, compiled))
 
 
 def test_step_views_agree_with_training():
-    from tokenizers.bpe_steps import pair_counts_at, truncated
-
     text = stdlib_docstrings(15_000)
     tok = BPETokenizer("gpt4")
     tok.train(text, 300)
     for k in [0, 1, 10, 43]:
-        top = pair_counts_at(tok, text, k)
+        top = tok.pair_counts_at(text, k)
         assert top[0] == (tok.history[k].pair, tok.history[k].count)  # what the trainer picked
-        small = truncated(tok, k)
+        small = tok.truncated(k)
         assert small.vocab_size == 256 + k
         expected = tok.history[k - 1].tokens_after if k else len(text.encode())
         assert len(small.encode(text)) == expected
@@ -181,16 +179,14 @@ def test_step_views_agree_with_training():
 @pytest.mark.parametrize("name", ["custom_bpe", "gpt2", "cl100k_base", "o200k_base"])
 def test_encode_steps_end_in_encode(name):
     from tokenizers import get_tokenizer
-    from tokenizers.inside import encode_steps
-
-    from tokenizers.patterns import split_text
+    from tokenizers.core.patterns import split_text
 
     tok = get_tokenizer(name)
     bpe = getattr(tok, "twin", tok)
     text = " tokenization hello 안녕하세요 👋     1234567 unbelievably don't"
     got = []
     for chunk in split_text(text, bpe._compiled):
-        start, steps = encode_steps(bpe, chunk)
+        start, steps = bpe.encode_steps(chunk)
         got.extend(steps[-1].parts if steps else start)
         for s in steps:
             assert bpe.token_bytes(s.new_id) == bpe.token_bytes(s.pair[0]) + bpe.token_bytes(s.pair[1])
@@ -198,7 +194,7 @@ def test_encode_steps_end_in_encode(name):
 
 
 def test_chars_and_graphemes():
-    from tokenizers.inside import char_rows, describe_cluster, graphemes, invalid_utf8_spans
+    from tokenizers.analysis.characters import char_rows, describe_cluster, graphemes, invalid_utf8_spans
 
     rows = char_rows("é👋")
     assert [(r.code_point, r.utf8, r.n_bytes) for r in rows] == [("U+00E9", "C3 A9", 2), ("U+1F44B", "F0 9F 91 8B", 4)]
@@ -215,7 +211,7 @@ def test_a_backtracking_split_pattern_is_stopped_with_a_message():
     the time limit that typed and uploaded patterns get, with a message, instead of running for ever."""
     import time
 
-    from tokenizers.patterns import UNTRUSTED_TIMEOUT
+    from tokenizers.core.patterns import UNTRUSTED_TIMEOUT
 
     for pattern, text in [(r"(a|aa)+$", "a" * 5000 + "b"), (r"(a+)+$", "a" * 300_000 + "b")]:
         tok = BPETokenizer(pattern, name="typed")
@@ -226,7 +222,7 @@ def test_a_backtracking_split_pattern_is_stopped_with_a_message():
 
 
 def test_hostile_model_files_are_refused_at_load():
-    from tokenizers.model_files import ModelFormatError
+    from tokenizers.bpe.files import ModelFormatError
 
     with pytest.raises(ModelFormatError, match="far beyond"):
         BPETokenizer.loads("minbpe v1\n\n1\n<x> 90000000000\n97 97\n")

@@ -1,4 +1,4 @@
-"""Chat formats (tokenizers/chat.py) against the vendors' own formatting code: llama-models'
+"""Chat formats (tokenizers/chat/formats.py) against the vendors' own formatting code: llama-models'
 ChatFormat and mistral-common's instruct tokenizers, run out of the provisioned wheels in a
 subprocess; OpenAI's openai-harmony renderer; the anthropic SDK's prompt constants. And the counts:
 the tokens of a chat are those of its formatted text encoded with the format's specials allowed."""
@@ -16,7 +16,7 @@ import pytest
 
 from tokenizers import get_tokenizer
 from tokenizers.chat import FORMATS, Message, chat_tokenizer, format_for, tokenize_chat
-from tokenizers.provision import LLAMA_MODELS, MISTRAL_COMMON, ANTHROPIC, _wheel_path, vendor_path
+from tokenizers.vocabularies.provision import LLAMA_MODELS, MISTRAL_COMMON, ANTHROPIC, _wheel_path, vendor_path
 
 CONVERSATIONS = [
     [Message("user", "Hello world")],
@@ -87,7 +87,7 @@ print(json.dumps(out))
 
 @pytest.mark.parametrize("name,model", [("mistral_tekken", "tekken"), ("mistral_sp", "sentencepiece")])
 def test_mistral_equals_mistral_common(tmp_path, name, model):
-    from tokenizers.provision import sentencepiece_model_path
+    from tokenizers.vocabularies.provision import sentencepiece_model_path
 
     path = vendor_path("mistral_tekken") if model == "tekken" else sentencepiece_model_path()
     if model == "sentencepiece":  # mistral-common tells the version from the file name
@@ -110,7 +110,7 @@ def test_mistral_equals_mistral_common(tmp_path, name, model):
 @pytest.fixture
 def harmony(tmp_path, monkeypatch):
     """openai-harmony reads o200k_base from TIKTOKEN_ENCODINGS_BASE: the provisioned file, renamed."""
-    from tokenizers.provision import cache_path, tiktoken_pins
+    from tokenizers.vocabularies.provision import cache_path, tiktoken_pins
 
     (url, _), = tiktoken_pins("o200k_base")
     (tmp_path / "o200k_base.tiktoken").write_bytes(cache_path(url).read_bytes())

@@ -1,4 +1,4 @@
-"""tokenizer.json, read by this project (tokenizers/hf_json.py), held equal to Hugging Face's own
+"""tokenizer.json, read by this project (tokenizers/hf/tokenizer_json.py), held equal to Hugging Face's own
 library (tokenizers==0.23.3, a test-only dependency) run in a subprocess outside the repository:
 DeepSeek V3 and Claude's legacy file on a varied corpus and under a fuzz, and small tokenizers trained
 by Hugging Face with each component the reader handles."""
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from hf_reference import HuggingFace
 from tokenizers import get_tokenizer
-from tokenizers.hf_json import TokenizerFileError, UnsupportedComponent, read_tokenizer_json
-from tokenizers.provision import vendor_path
-from tokenizers.samples import varied_text
+from tokenizers.hf.tokenizer_json import TokenizerFileError, UnsupportedComponent, read_tokenizer_json
+from tokenizers.vocabularies.provision import vendor_path
+from tokenizers.analysis.samples import varied_text
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_components_under_a_fuzz(hf, trained, spec, text):
 
 def test_the_reader_takes_the_model_kind_it_should(trained):
     from tokenizers.bpe import BPETokenizer
-    from tokenizers.hf_models import PipelineTokenizer
+    from tokenizers.hf.models import PipelineTokenizer
 
     kinds = {n: type(read_tokenizer_json(open(p, "rb").read(), name=n)).__name__ for n, p in trained.items()}
     assert kinds["bytelevel_prefix_lowercase"] == "BPETokenizer"  # byte-level, merges in id order: the one model
@@ -220,7 +220,7 @@ def test_unsupported_component_is_a_file_error_that_says_what_is_supported():
 
 
 def test_limits_bound_what_a_file_may_hold():
-    from tokenizers.hf_json import Limits
+    from tokenizers.hf.tokenizer_json import Limits
 
     small = Limits(max_bytes=1000, max_vocab=2, max_merges=0)
     with pytest.raises(TokenizerFileError, match="at most"):

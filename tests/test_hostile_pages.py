@@ -11,8 +11,8 @@ import pytest
 import hostile
 from hostile import DRIVERS, MODEL_UPLOADS, TEXT_UPLOADS, TEXTS, new_app, outcome, text
 from tokenizers import get_tokenizer
-from tokenizers.text import clean_text
-from ui import limits
+from tokenizers.core.text import clean_text
+from service import limits
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 MEGA = ["1M spaces", "1M a", "1M emoji", "5MB random Unicode", "endoftext x100k"]

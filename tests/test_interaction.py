@@ -121,7 +121,7 @@ def test_a_token_pinned_in_text_b_opens_text_b():
 def test_bulk_window_equals_slicing():
     """ui.spans.window builds the same Token objects as TokenList slicing, for every kind of token."""
     from conftest import TRICKY_TEXTS
-    from tokenizers.samples import mixed_scripts
+    from tokenizers.analysis.samples import mixed_scripts
     from ui.spans import window
 
     text = "".join(TRICKY_TEXTS) + mixed_scripts(2000) + "a\u0301\U0001F600x"

@@ -1,4 +1,4 @@
-"""tokenizers.languages (token premium, reading a parallel corpus) and tokenizers.parallel (the
+"""tokenizers.analysis.languages (token premium, reading a parallel corpus) and tokenizers.analysis.parallel (the
 built-in corpus)."""
 
 import contextlib
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from tokenizers import BPETokenizer, available_tokenizers, get_tokenizer
-from tokenizers.languages import corpus_from_files, corpus_from_table, flat, language_code, token_premium
-from tokenizers.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
+from tokenizers.analysis.languages import corpus_from_files, corpus_from_table, flat, language_code, token_premium
+from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 
 # the Unicode name prefixes of each script's letters
 SCRIPT_NAMES = {"Latin": ("LATIN",), "Cyrillic": ("CYRILLIC",), "Greek": ("GREEK",), "Arabic": ("ARABIC",),

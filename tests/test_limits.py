@@ -1,4 +1,4 @@
-"""ui/limits.py (the bounds on one visitor's input) and ui/cache.py (the results store all visitors
+"""service/limits.py (the bounds on one visitor's input) and service/cache.py (the results store all visitors
 share): cuts fall between characters, numbers are clamped, the store keeps to its budget and
 remembers failures."""
 
@@ -9,8 +9,8 @@ import math
 import pytest
 
 from tokenizers import get_tokenizer
-from ui import limits
-from ui.cache import BoundedStore, tokenized
+from service import limits
+from service.cache import BoundedStore, tokenized
 
 
 @pytest.mark.parametrize("text", ["a" * 50, "é" * 50, "한" * 50, "👩‍👩‍👧" * 10, "a" * 9 + "€" * 20])
@@ -87,7 +87,7 @@ def test_a_failure_is_remembered_and_raised_again():
 
 
 def test_a_tokenizers_chunk_cache_is_bounded_in_characters(monkeypatch):
-    from tokenizers.bpe import BPETokenizer, _ChunkCache
+    from tokenizers.bpe.model import BPETokenizer, _ChunkCache
 
     monkeypatch.setattr(_ChunkCache, "CHAR_LIMIT", 5_000)
     tok = BPETokenizer("gpt4", name="t")

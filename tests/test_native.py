@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokenizers.vocabularies import from_tiktoken
 from tokenizers import BPETokenizer, bpe_io
-from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, chunk_counts, compile_pattern
-from tokenizers.samples import mixed_scripts, stdlib_source, varied_text
+from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, chunk_counts, compile_pattern
+from tokenizers.analysis.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import ROOT, TRICKY_TEXTS
 
 
@@ -61,7 +62,7 @@ def test_native_trainer_fuzzed(text, vocab, pattern):
 
 @pytest.mark.parametrize("pattern", [GPT2_PATTERN, GPT4_PATTERN])
 def test_native_chunk_counts_equal_regex(pattern):
-    from tokenizers.native import api
+    from tokenizers.bpe.native import api
 
     text = mixed_scripts(30_000) + "".join(TRICKY_TEXTS) + stdlib_source(100_000)
     mode = api.mode_of(pattern)
@@ -138,9 +139,9 @@ def test_loaded_model_encodes_the_same(trained, tmp_path):
 
 @pytest.fixture(scope="module")
 def cl100k():
-    from tokenizers.openai import get_encoding
+    from tokenizers.vocabularies.tiktoken_bpe import get_encoding
 
-    return BPETokenizer.from_tiktoken("cl100k_base"), get_encoding("cl100k_base")
+    return from_tiktoken("cl100k_base"), get_encoding("cl100k_base")
 
 
 def test_cl100k_reproduction_runs_in_c_with_tiktokens_ids(cl100k):
@@ -164,12 +165,12 @@ def test_cl100k_reproduction_fuzzed(cl100k, text):
 
 @pytest.mark.parametrize("name", ["gpt2", "o200k_base"])
 def test_patterns_c_does_not_know_stay_in_python(name):
-    tok = BPETokenizer.from_tiktoken(name)
+    tok = from_tiktoken(name)
     assert tok._native_encoder() is None  # tiktoken's own GPT-2 and o200k patterns: regex cuts
 
 
 def test_switched_off_by_environment():
-    code = ("from tokenizers import native, BPETokenizer; assert not native.available(); "
+    code = ("from tokenizers import BPETokenizer; from tokenizers.bpe import native; assert not native.available(); "
             "t = BPETokenizer('gpt4'); r = t.train('hello hello world', 260); print(len(t.merges))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "TOKEN_LENS_NATIVE": "0"})
@@ -178,7 +179,7 @@ def test_switched_off_by_environment():
 
 
 def test_build_is_up_to_date():
-    out = subprocess.run([sys.executable, "-m", "tokenizers.native.build", "--check"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "tokenizers.bpe.native.build", "--check"], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
 

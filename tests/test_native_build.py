@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokenizers.native import build
+from tokenizers.bpe.native import build
 
 
 def test_no_compiler_is_reported_not_fatal(monkeypatch, tmp_path):

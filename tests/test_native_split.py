@@ -1,5 +1,5 @@
-"""The C pre-tokenizer (tokenizers/native/pretok.c) against `regex`: for the GPT-2 and GPT-4 patterns
-it must cut every text into exactly the chunks tokenizers.patterns.split_text gives. Skipped when the
+"""The C pre-tokenizer (tokenizers/bpe/native/pretok.c) against `regex`: for the GPT-2 and GPT-4 patterns
+it must cut every text into exactly the chunks tokenizers.core.patterns.split_text gives. Skipped when the
 native core is not built, except where TOKEN_LENS_REQUIRE_NATIVE=1 (then it must be there)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers import native
-from tokenizers.native import api
-from tokenizers.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
-from tokenizers.samples import mixed_scripts, stdlib_source, varied_text
+from tokenizers.bpe import native
+from tokenizers.bpe.native import api
+from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
+from tokenizers.analysis.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import TRICKY_TEXTS
 
 PATTERNS = {"gpt2": compile_pattern(GPT2_PATTERN), "gpt4": compile_pattern(GPT4_PATTERN)}

@@ -278,12 +278,12 @@ def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypat
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path))
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
-    monkeypatch.setattr(tokenizers, "_built", {})
+    monkeypatch.setattr(tokenizers.registry, "_built", {})
     st.cache_resource.clear()
     try:
         at = app()
         errors = " ".join(e.value for e in at.error)
-        assert "unavailable offline" in errors and "tokenizers.provision" in errors
+        assert "unavailable offline" in errors and "tokenizers.vocabularies.provision" in errors
         assert "custom_bpe" in heads(at)  # needs no file: still renders
     finally:
         st.cache_resource.clear()
@@ -291,7 +291,7 @@ def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypat
 
 def test_bulk_export_columns_equal_token_objects():
     """The exports' fast columns (built from arrays) say exactly what the Token objects say."""
-    from tokenizers.samples import mixed_scripts
+    from tokenizers.analysis.samples import mixed_scripts
 
     from ui import export as cmp
 

@@ -5,8 +5,9 @@ import shutil
 
 import pytest
 
-from tokenizers import VocabularyMissingError, provision
-from tokenizers.openai import TiktokenTokenizer
+from tokenizers import VocabularyMissingError
+from tokenizers.vocabularies import provision
+from tokenizers.vocabularies.tiktoken_bpe import TiktokenTokenizer
 
 # the first 12 hex digits of the sha256 each file must have (from the project's issue tracker)
 KNOWN = {"vocab.bpe": "1ce1664773c5", "encoder.json": "196139668be6", "r50k_base.tiktoken": "306cd27f03c1",
@@ -30,7 +31,7 @@ def isolated_cache(tmp_path, monkeypatch):
     """An empty project cache, and a tiktoken that has loaded nothing yet in this process."""
     import tiktoken.registry
 
-    from tokenizers import tiktoken_vocab
+    from tokenizers.vocabularies import tiktoken_files as tiktoken_vocab
 
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)

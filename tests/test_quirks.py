@@ -1,4 +1,4 @@
-"""Every Quirks card's claim, and the vocabulary evidence (tokenizers.vocab_audit), as exact tests."""
+"""Every Quirks card's claim, and the vocabulary evidence (tokenizers.analysis.vocab_audit), as exact tests."""
 
 import csv
 import io
@@ -8,8 +8,8 @@ import unicodedata
 import pytest
 
 from tokenizers import BPETokenizer, get_tokenizer
-from tokenizers.patterns import GPT4_PATTERN
-from tokenizers.vocab_audit import (GPT2_GLITCH_TOKENS, audit, audit_tokenizer, number_tokens, pattern_chunks,
+from tokenizers.core.patterns import GPT4_PATTERN
+from tokenizers.analysis.vocab_audit import (GPT2_GLITCH_TOKENS, audit, audit_tokenizer, number_tokens, pattern_chunks,
                                     reencode, unused_long_tokens, wordlike)
 from ui.quirks import CARD_BY_KEY, CARDS, EGGS, ENGLISH_SENTENCE, FORMATS, INDENTED, KOREAN_SENTENCE, RECORDS
 

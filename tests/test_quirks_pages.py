@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import TRICKY_TEXTS
 from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
-from tokenizers.parallel import LANGUAGES, PROGRAMS, as_tsv
+from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv
 from ui.quirks import CARDS
 
 Q, L = "quirks_", "languages_"

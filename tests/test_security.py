@@ -106,7 +106,7 @@ def test_a_payload_split_across_tokens_stays_text(html_model):
 
 
 def test_trees_chunks_parts_counts_and_headers_escape_their_text(html_model):
-    from tokenizers.patterns import GPT4_PATTERN, compile_pattern, split_text
+    from tokenizers.core.patterns import GPT4_PATTERN, compile_pattern, split_text
     from ui.counts import render_counts
     from ui.spans import render_chunks, render_header, render_parts, render_small_header
     from ui.trees import render_tree
@@ -163,7 +163,7 @@ def test_figures_escape_labels_from_vocabularies_files_and_names():
 def test_vocab_entries_walk_only_the_ids_in_use(unused_id_lookups):
     from tokenizers import bpe_io
     from ui.tables import vocab_entries, vocab_rows
-    from ui.uploads import vocabulary_note
+    from service.uploads import vocabulary_note
 
     tok = bpe_io.loads("minbpe v1\n\n1\n<|end|> 1000256\n97 97\n", name="sparse")
     misses = unused_id_lookups
@@ -176,7 +176,7 @@ def test_vocab_entries_walk_only_the_ids_in_use(unused_id_lookups):
 
 def test_a_chain_of_merges_is_refused_with_a_message():
     from tokenizers import bpe_io
-    from tokenizers.model_files import MAX_VOCAB_BYTES, ModelFormatError
+    from tokenizers.bpe.files import MAX_VOCAB_BYTES, ModelFormatError
 
     lines = ["minbpe v1", "", "0", "97 97"] + [f"{255 + k} 97" for k in range(1, 100_000)]
     with pytest.raises(ModelFormatError, match="bytes of tokens") as e:

@@ -478,7 +478,7 @@ SLOW_TEXT = "x" * 3000 + "z"
 @pytest.fixture
 def quick_patterns(monkeypatch):
     """Uploaded patterns stop after 0.2 s instead of 3 s, so the test is quick."""
-    from tokenizers import patterns
+    from tokenizers.core import patterns
 
     monkeypatch.setattr(patterns, "UNTRUSTED_TIMEOUT", 0.2)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import tokenizers.sentencepiece_train as spt
-from tokenizers.corpus import stdlib_docstrings
-from tokenizers.sentencepiece_train import LLAMA2_OPTIONS, OPTIONS, T5_OPTIONS
+import tokenizers.sentencepiece.train as spt
+from tokenizers.core.corpus import stdlib_docstrings
+from tokenizers.sentencepiece.train import LLAMA2_OPTIONS, OPTIONS, T5_OPTIONS
 
 K = "sp_"
 SMALL = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat.\n"
@@ -215,7 +215,7 @@ def test_timeout_and_memory_cap_messages(monkeypatch):
 
 
 def _kill_worker_when_training(done: threading.Event, killed: list):
-    """Find this process's training child (sentencepiece_worker.py) and SIGKILL it once its log
+    """Find this process's training child (tokenizers/sentencepiece/worker.py) and SIGKILL it once its log
     shows that training has started."""
     me = os.getpid()
     while not done.is_set():
@@ -228,7 +228,7 @@ def _kill_worker_when_training(done: threading.Event, killed: list):
             except OSError:
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == me and any(c.endswith(b"sentencepiece_worker.py") for c in cmd):
+            if ppid == me and any(c.endswith(b"sentencepiece/worker.py") for c in cmd):
                 log = Path(cmd[-2].decode() if cmd[-1] == b"" else cmd[-1].decode()) / "log.txt"
                 try:
                     started = "Starts training" in log.read_text(errors="replace")
@@ -447,8 +447,8 @@ def test_picking_a_piece_and_a_sampling_text(trained_bpe):
 
 def test_vocabulary_strings_reach_plotly_escaped():
     """A piece is text, never markup: an uploaded model's "<b>" or "<a href=…>" must not style or link."""
-    from tokenizers.sentencepiece_lattice import build_lattice
-    from tokenizers.sentencepiece_train import train as sp_train
+    from tokenizers.sentencepiece.lattice import build_lattice
+    from tokenizers.sentencepiece.train import train as sp_train
     from ui.figures import lattice_figure, tree_figure
 
     tok = sp_train(SMALL * 20, model_type="unigram", vocab_size=40, user_defined_symbols="<b>,<a href=x>")

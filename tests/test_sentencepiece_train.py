@@ -1,4 +1,4 @@
-"""tokenizers.sentencepiece_train: the Llama 2 recipe reproduced id for id, byte fallback against
+"""tokenizers.sentencepiece.train: the Llama 2 recipe reproduced id for id, byte fallback against
 <unk>, n-best and sampling, the lattice held equal to encode, and every failure's message."""
 
 import os
@@ -8,11 +8,11 @@ import pytest
 import sentencepiece as spm
 
 from conftest import TRICKY_TEXTS
-from tokenizers.corpus import stdlib_docstrings
-from tokenizers.samples import mixed_scripts
-from tokenizers.sentencepiece_backend import ModelFormatError, SentencePieceTokenizer
-from tokenizers.sentencepiece_lattice import build_lattice
-from tokenizers.sentencepiece_train import (LLAMA2_OPTIONS, OPTIONS, SentencePieceTrainingError, T5_OPTIONS,
+from tokenizers.core.corpus import stdlib_docstrings
+from tokenizers.analysis.samples import mixed_scripts
+from tokenizers.sentencepiece.model import ModelFormatError, SentencePieceTokenizer
+from tokenizers.sentencepiece.lattice import build_lattice
+from tokenizers.sentencepiece.train import (LLAMA2_OPTIONS, OPTIONS, SentencePieceTrainingError, T5_OPTIONS,
                                             load_model, split_long_lines, train)
 
 CORPUS = stdlib_docstrings(150_000) + "\n" + mixed_scripts(4000)
@@ -248,7 +248,7 @@ def test_damaged_models_never_reach_the_app_broken(bpe, unigram):
 
 
 def fake_worker(tmp_path, monkeypatch, body: str):
-    import tokenizers.sentencepiece_train as spt
+    import tokenizers.sentencepiece.train as spt
 
     script = tmp_path / "worker.py"
     script.write_text(body)
@@ -311,7 +311,7 @@ def test_progress_callback_that_raises_stops_the_child():
 def test_trainings_wait_their_turn(monkeypatch):
     import threading
 
-    import tokenizers.sentencepiece_train as spt
+    import tokenizers.sentencepiece.train as spt
 
     busy = threading.BoundedSemaphore(1)
     busy.acquire()
@@ -431,9 +431,9 @@ def test_the_child_stops_itself_if_the_parent_never_does(tmp_path):
     import subprocess
     import sys
 
-    from tokenizers.sentencepiece_train import WORKER
+    from tokenizers.sentencepiece.train import WORKER
 
-    from tokenizers.samples import stdlib_source
+    from tokenizers.analysis.samples import stdlib_source
 
     (tmp_path / "corpus.txt").write_text(stdlib_source(3_000_000), encoding="utf-8")  # several seconds' work
     (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000},

@@ -78,7 +78,7 @@ def test_tiktoken_pattern_and_specials_are_checked():
 
 
 def test_a_catastrophic_pattern_is_stopped():
-    from tokenizers.patterns import PatternError
+    from tokenizers.core.patterns import PatternError
 
     filename, make = GOOD["tiktoken"]
     tok = load_user_file(filename, make(), pattern=r"(x+x+)+y|\s+|.")

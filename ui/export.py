@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from tokenizers import Token
-from tokenizers.base import TokenList
+from tokenizers.core.tokenizer import TokenList
 
 from .formatting import hexbytes, render_token
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tokenizers.text import printable_bytes
+from tokenizers.core.text import printable_bytes
 
 
 def hexbytes(b: bytes) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass
 
 from tokenizers import Token
-from tokenizers.text import ByteCharMap
+from tokenizers.core.text import ByteCharMap
 
 from .formatting import hexbytes, plural
 

@@ -202,7 +202,7 @@ def vocab_rows(tok, query: str = "", limit: int = 2000) -> tuple[list[dict], int
 
 
 def step_rows(tok, wordpiece_score: bool = True) -> list[dict]:
-    """One row per training step of a word-level or character-level model (tokenizers.pair_merges.Step)."""
+    """One row per training step of a word-level or character-level model (tokenizers.classic.pair_merges.Step)."""
     rows = []
     for s in tok.history:
         if s.pair is None:  # the character-level model: a step adds a character

@@ -15,7 +15,7 @@ import urllib.parse
 
 from tests.e2e.conftest import screenshot, wait_for_app
 from tokenizers import get_tokenizer, lab_jobs
-from tokenizers.patterns import GPT4_PATTERN
+from tokenizers.core.patterns import GPT4_PATTERN
 
 N = 10
 VOCAB = 276            # the Lab's default size: 20 merges, of which the word takes 6

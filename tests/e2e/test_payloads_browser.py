@@ -265,7 +265,7 @@ def tiktoken_file() -> bytes:
 def tokenizer_json_file() -> bytes:
     """The payload vocabulary as a Hugging Face byte-level BPE tokenizer.json, split into lines, with a
     payload special token and a payload added token."""
-    from tokenizers.hf_json import byte_chars
+    from tokenizers.hf.tokenizer_json import byte_chars
 
     chars = byte_chars()
     vocab, merges = payload_vocab(VOCAB_TEXTS)

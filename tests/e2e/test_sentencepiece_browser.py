@@ -77,7 +77,7 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
 
 
 def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
-    from tokenizers.samples import stdlib_source
+    from tokenizers.analysis.samples import stdlib_source
 
     corpus = tmp_path / "stdlib.py.txt"
     corpus.write_text(stdlib_source(2_000_000), encoding="utf-8")

@@ -1,0 +1,137 @@
+"""A BPE model's merges: (left id, right id) -> the id of the token they make, in the order learned.
+
+minbpe's `merges` dict, with one addition: `parents(token_id)`, the inverse look-up. Two kinds:
+- `Merges`, a plain dict filled by training or by reading a file;
+- `RecoveredMerges`, for vocabularies published as ranks only (OpenAI's `.tiktoken` files): the
+  merge that made a token is recovered from the ranks when first asked for, by the BPE rule itself
+  (`bpe_rule.last_merge_of`), so loading a vocabulary costs only reading it. Asking for all of
+  them (len, iteration) recovers every merge once: about 0.7 s for GPT-2, 1.5 s for cl100k_base.
+
+In every vocabulary here a lower id is an earlier merge (minbpe: id 256 + k for merge k; OpenAI:
+id = rank; Hugging Face files: ids in merge order), so the id a pair makes is also its rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tokenizers.bpe.rule import last_merge_of
+
+Pair = tuple[int, int]
+
+
+class Merges(dict):
+    """(a, b) -> new id, in the order learned; `parents(id)` is the inverse."""
+
+    def parents(self, token_id: int) -> Pair | None:
+        """The pair whose merge made `token_id`; None for a token no merge made."""
+        inverse = self.__dict__.get("_inverse")
+        if inverse is None or len(inverse) != dict.__len__(self):  # rebuilt after the dict changes
+            inverse = self.__dict__["_inverse"] = {v: k for k, v in dict.items(self)}
+        return inverse.get(token_id)
+
+    def ordered(self) -> list[tuple[Pair, int]]:
+        """(pair, new id) by new id, which is the order they were learned in."""
+        return sorted(self.items(), key=lambda kv: kv[1])
+
+    def __reduce__(self):
+        return (type(self), (dict(self.items()),))
+
+
+class RecoveredMerges(Merges):
+    """The merges of a vocabulary given as ranks (bytes -> id), recovered lazily. A pair (a, b) is a
+    merge iff bytes(a) + bytes(b) is a token whose parents are (a, b)."""
+
+    def __init__(self, vocab: dict[int, bytes], ranks: dict[bytes, int]):
+        super().__init__()
+        self._vocab = vocab
+        self._ranks = ranks
+        self._parents: dict[int, Pair | None] = {}
+        self._complete = False
+
+    def __reduce__(self):
+        return (type(self), (self._vocab, self._ranks))
+
+    # -- the look-ups encoding needs, answered without recovering everything ------------------------
+    def parents(self, token_id: int) -> Pair | None:
+        if token_id in self._parents:
+            return self._parents[token_id]
+        data = self._vocab.get(token_id)
+        found = None
+        if data is not None and len(data) >= 2:
+            split = last_merge_of(data, self._ranks, token_id)
+            if split is not None:
+                found = (self._ranks[split[0]], self._ranks[split[1]])
+        self._parents[token_id] = found
+        return found
+
+    def get(self, pair, default=None):
+        hit = dict.get(self, pair)
+        if hit is not None:
+            return hit
+        try:
+            r = self._ranks.get(self._vocab[pair[0]] + self._vocab[pair[1]])
+        except (KeyError, TypeError, IndexError):
+            return default
+        if r is None or self.parents(r) != pair:
+            return default
+        dict.__setitem__(self, pair, r)
+        return r
+
+    def __getitem__(self, pair):
+        r = self.get(pair)
+        if r is None:
+            raise KeyError(pair)
+        return r
+
+    def __contains__(self, pair) -> bool:
+        return self.get(pair) is not None
+
+    # -- whole-mapping views recover every merge first ----------------------------------------------
+    def materialize(self) -> "RecoveredMerges":
+        """Recover every merge (in id order); returns self."""
+        if not self._complete:
+            found = {}
+            for token_id in sorted(self._vocab):
+                p = self.parents(token_id)
+                if p is not None:
+                    found[p] = token_id
+            dict.clear(self)
+            dict.update(self, found)
+            self._complete = True
+        return self
+
+    @property
+    def ranks(self) -> dict[bytes, int]:
+        """bytes -> id for every token (the vocabulary's ranks)."""
+        return self._ranks
+
+    @property
+    def complete(self) -> bool:
+        return self._complete
+
+    def __len__(self) -> int:
+        return dict.__len__(self.materialize())
+
+    def __iter__(self) -> Iterator[Pair]:
+        return dict.__iter__(self.materialize())
+
+    def keys(self):
+        return dict.keys(self.materialize())
+
+    def values(self):
+        return dict.values(self.materialize())
+
+    def items(self):
+        return dict.items(self.materialize())
+
+    def __eq__(self, other) -> bool:
+        return dict.__eq__(self.materialize(), other)
+
+    __hash__ = None
+
+    def copy(self) -> Merges:
+        return Merges(self.items())
+
+    def __repr__(self) -> str:
+        return f"RecoveredMerges({len(self._vocab):,} tokens, {dict.__len__(self):,} merges recovered so far)"

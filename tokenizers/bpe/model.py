@@ -1,0 +1,744 @@
+"""Byte-level BPE in the minbpe tradition. The model is data: `merges` ((a, b) -> new id, in the
+order learned), `vocab` (id -> bytes), `special_tokens` (string -> id) and `pattern` (the split
+regex, or None for no split). Every byte-level BPE here is this one model, however it was made:
+
+- `BPETokenizer().train(text, vocab_size, pattern=...)` learns merges. Trainers, all giving
+  identical merges: "reference" (the obvious algorithm), "python" (bpe_fast: incremental counts),
+  "native" (the same algorithm in C, tokenizers/native), and "fast", the default: native when the
+  C core is built, else python;
+- `BPETokenizer.from_ranks(...)` (and `vocabularies.from_tiktoken("cl100k_base")`) read OpenAI's ranks; the
+  merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
+  the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
+  ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
+- `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
+
+Text may pass through two optional steps before the split, for vocabularies that need them:
+`normalizer` (tokenizers/pipeline/normalizers.py: Qwen's NFC, Claude's NFKC) and `pre_tokenizer`
+(tokenizers/pipeline/pre_tokenizers.py: a split that is not one regex, such as DeepSeek V3's sequence of
+Split regexes), which `split()` then uses instead of `pattern`; the C core still merges each chunk.
+`added_tokens` (tokenizers/pipeline/added_tokens.py) are strings matched before anything else, as Hugging
+Face's tokenizer.json has them. A model with none of these is exactly minbpe's.
+
+Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
+leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
+tiktoken; `whole_chunk_shortcut = False` turns it off, as Hugging Face's BPE does without
+`ignore_merges`). It runs in C when it can (`encode_ordinary`), with `encode_ordinary_python` as
+its pure-Python twin; `encode_steps` shows it merge by merge.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import AbstractSet, NamedTuple
+
+from tokenizers.bpe import fast as bpe_fast
+from tokenizers.bpe import reference as bpe_reference
+from tokenizers.bpe import native
+from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.bpe.rule import bpe_merge
+from tokenizers.bpe.merges import Merges, RecoveredMerges
+from tokenizers.core.patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
+from tokenizers.core.text import clean_text
+
+
+class MergeRecord(NamedTuple):
+    rank: int          # 0 for the first merge
+    pair: tuple[int, int]
+    new_id: int
+    count: int         # how often the pair occurred in the training text when it was merged
+    tokens_after: int  # token count of the whole training text after this merge
+
+
+@dataclass
+class TrainReport:
+    requested_vocab_size: int
+    vocab_size: int
+    merges: int
+    stopped_early: str = ""      # why fewer merges than asked, in words; empty when not
+    replaced_bytes: int = 0      # invalid UTF-8 bytes in the corpus replaced by U+FFFD
+    chunks: int = 0
+    unique_chunks: int = 0
+    text_bytes: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    trainer: str = ""            # the trainer that ran: "native", "python" or "reference"
+
+
+TRAINERS = ("fast", "native", "python", "reference")
+
+
+class TrainingError(ValueError):
+    """Training cannot start; the message says what to change."""
+
+
+def resolve_pattern(pattern: str | None) -> str | None:
+    """'none' | 'gpt2' | 'gpt4' | a regex -> the regex (or None for no split)."""
+    if pattern is None:
+        return None
+    return SPLIT_MODES[pattern] if pattern in SPLIT_MODES else pattern
+
+
+def apply_merges(ids: list[int], rank: Callable[[tuple[int, int]], int | None]) -> list[int]:
+    """The BPE rule (bpe_rule.bpe_merge) for a long chunk: a heap of (rank, position) over a linked
+    list makes it O(n log n), so a chunk of a megabyte (no split pattern, a run of spaces) stays
+    fast. `rank(pair)` is the id the pair makes, or None. Equal ranks are taken left to right."""
+    n = len(ids)
+    if n < 2:
+        return ids
+    vals = list(ids)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap = []
+    for i in range(n - 1):
+        r = rank((vals[i], vals[i + 1]))
+        if r is not None:
+            heap.append((r, i, vals[i], vals[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        r, i, a, b = heapq.heappop(heap)
+        j = nxt[i] if alive[i] else n
+        if j >= n or vals[i] != a or vals[j] != b:
+            continue  # stale: one side was merged away since this entry was pushed
+        vals[i] = r
+        alive[j] = False
+        nxt[i] = nxt[j]
+        if nxt[i] < n:
+            prv[nxt[i]] = i
+        p = prv[i]
+        if p >= 0:
+            rp = rank((vals[p], vals[i]))
+            if rp is not None:
+                heapq.heappush(heap, (rp, p, vals[p], vals[i]))
+        k = nxt[i]
+        if k < n:
+            rk = rank((vals[i], vals[k]))
+            if rk is not None:
+                heapq.heappush(heap, (rk, i, vals[i], vals[k]))
+    return [vals[i] for i in range(n) if alive[i]]
+
+
+_NEVER = float("inf")
+LONG_CHUNK = 64  # bytes; longer chunks take the heap
+
+
+def _merge_by_pairs(ids: list[int], merges) -> list[int]:
+    """The BPE rule (bpe_rule.bpe_merge) for a short chunk, the pure-Python encoder's common case:
+    the same loop, but after a merge at i only the ranks of the pairs at i-1 and i are recomputed."""
+    get = merges.get
+    ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
+    while ranks:
+        best = min(ranks)
+        if best == _NEVER:
+            break
+        i = ranks.index(best)
+        ids[i:i + 2] = [best]  # the merge's rank is the new token's id
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = get((best, ids[i + 1]), _NEVER)
+        if i > 0:
+            ranks[i - 1] = get((ids[i - 1], best), _NEVER)
+    return ids
+
+
+class _SparseDecoder(dict):
+    """id -> bytes for vocabularies whose ids leave big gaps; None for an unused id, like the list."""
+
+    def __missing__(self, token_id):
+        if not isinstance(token_id, int):
+            raise TypeError(token_id)
+        return None
+
+
+class _ChunkCache(dict):
+    """chunk -> ids; a miss encodes the chunk (and keeps it while the cache is not too big). Bounded in
+    chunks and in their characters: a registry tokenizer's cache serves every visitor, and 500,000
+    distinct chunks of 255 characters would have held ~200 MB."""
+
+    LIMIT = 500_000
+    CHAR_LIMIT = 4_000_000  # characters of the chunks kept (the common short chunks fill it first)
+
+    def __init__(self, encode: Callable[[str], tuple[int, ...]]):
+        super().__init__()
+        self._encode = encode
+        self.chars = 0
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self._encode(chunk)
+        n = len(chunk)
+        if n < 256 and len(self) < self.LIMIT and self.chars + n <= self.CHAR_LIMIT:
+            self[chunk] = ids
+            self.chars += n
+        return ids
+
+
+@dataclass(frozen=True)
+class EncodeStep:
+    step: int                 # 1 for the first merge applied
+    position: int             # index of the left part in the parts before this merge
+    pair: tuple[int, int]     # ids of the two parts merged
+    new_id: int
+    rank: int                 # which merge it is (0 = the first one learned)
+    parts: tuple[int, ...]    # all parts after this merge
+
+
+class BPETokenizer(Tokenizer):
+    kind = "bpe"
+    whole_chunk_shortcut = True
+    normalizer = None      # text -> text before splitting (tokenizers.pipeline.normalizers), or None
+    pre_tokenizer = None   # splits instead of `pattern` (tokenizers.pipeline.pre_tokenizers), or None
+    added_tokens: tuple = ()  # AddedToken(s) matched before splitting (Hugging Face files), or ()
+    _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut",
+              "normalizer", "pre_tokenizer", "added_tokens")
+
+    def __init__(self, pattern: str | None = "gpt4", *, name: str = "custom_bpe"):
+        self.name = name
+        self.pattern = resolve_pattern(pattern)
+        self.merges: Merges = Merges()
+        self.vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
+        self.special_tokens: dict[str, int] = {}
+        self.history: list[MergeRecord] = []
+        self._reset_caches()
+
+    @classmethod
+    def from_model(cls, *, vocab: dict[int, bytes], merges, pattern: str | None,
+                   special_tokens: dict[str, int] | None = None, name: str,
+                   whole_chunk_shortcut: bool = True, normalizer=None, pre_tokenizer=None,
+                   added_tokens=()) -> "BPETokenizer":
+        """A tokenizer from the model's data. `vocab` must hold the 256 single bytes. Optional:
+        a `normalizer`, a `pre_tokenizer` (used instead of `pattern`), `added_tokens`."""
+        tok = cls.__new__(cls)
+        tok.name, tok.title, tok.pattern, tok.history = name, "", resolve_pattern(pattern), []
+        tok.vocab, tok.merges = vocab, merges if isinstance(merges, Merges) else Merges(merges)
+        tok.special_tokens = dict(special_tokens or {})
+        tok.whole_chunk_shortcut = whole_chunk_shortcut
+        if normalizer is not None:
+            tok.normalizer = normalizer
+        if pre_tokenizer is not None:
+            tok.pre_tokenizer = pre_tokenizer
+        if added_tokens:
+            tok.added_tokens = tuple(added_tokens)
+        tok._reset_caches()
+        return tok
+
+    @classmethod
+    def from_ranks(cls, mergeable_ranks: dict[bytes, int], *, pattern: str | None,
+                   special_tokens: dict[str, int] | None = None, name: str, normalizer=None) -> "BPETokenizer":
+        """A tokenizer over tiktoken-style ranks (bytes -> rank); ids are the ranks, merges are
+        recovered from them when first needed."""
+        vocab = {r: b for b, r in mergeable_ranks.items()}
+        return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, mergeable_ranks), pattern=pattern,
+                              special_tokens=special_tokens, name=name, normalizer=normalizer)
+
+    # -- state -----------------------------------------------------------------------------------
+    def _reset_caches(self) -> None:
+        """Rebuild what is derived from the model's data; call after changing it."""
+        if not isinstance(self.merges, Merges):
+            self.merges = Merges(self.merges)
+        self._compiled = compile_pattern(self.pattern)
+        single = {b[0]: i for i, b in self.vocab.items() if len(b) == 1}
+        if len(single) != 256:
+            missing = sorted(set(range(256)) - set(single))[:8]
+            raise ValueError(f"{self.name}: a byte-level vocabulary needs a token for each of the 256 bytes; "
+                             f"none for {', '.join(f'0x{m:02X}' for m in missing)}")
+        self.byte_ids = [single[b] for b in range(256)]
+        ranks = getattr(self.merges, "ranks", None)  # recovered merges already hold bytes -> id
+        self._bytes_to_id = ranks if ranks is not None else {b: i for i, b in self.vocab.items()}
+        top = max(self.vocab) if self.vocab else -1
+        self._added_of_id = {t.id: t.content for t in self.added_tokens if not t.special}
+        self._vocab_size = max([top, *self.special_tokens.values(), *self._added_of_id]) + 1
+        self._decoder = None
+        self._special_of_id = {}
+        for s, i in self.special_tokens.items():  # an id spelled two ways decodes to the first, as in tiktoken
+            self._special_of_id.setdefault(i, s)
+        self._matchers = {}
+        self._chunk_cache = _ChunkCache(self._encode_chunk)
+        self._python_cache = _ChunkCache(self._encode_chunk_python)
+        self._special_id_set = None
+        self._special_res = {}
+        self._native = None     # (mode, C encoder) once built; False when C cannot encode this model
+        self._chunk_native = None
+        self._single_token_index = None
+        self._length_table = None
+
+    def __getstate__(self) -> dict:
+        """Pickle and deepcopy the model's data; caches and C handles are rebuilt on loading."""
+        return {k: getattr(self, k) for k in self._STATE if k in self.__dict__ or hasattr(self, k)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._reset_caches()
+
+    @property
+    def vocab_size(self) -> int:
+        return self._vocab_size
+
+    def token_bytes(self, token_id: int) -> bytes:
+        b = self.vocab.get(token_id)
+        if b is not None:
+            return b
+        s = self._special_of_id.get(token_id) or self._added_of_id.get(token_id)
+        if s is not None:
+            return s.encode("utf-8")
+        self.check_ids([token_id])  # out of range: raises a clear error
+        from tokenizers.core.tokenizer import UnknownTokenIdError
+
+        raise UnknownTokenIdError(self.name, [token_id], self.vocab_size, unused=True)
+
+    def decode_bytes(self, ids) -> bytes:
+        table = self._decoder
+        if table is None:
+            # a list indexed by id is faster than a dict (within 2x of tiktoken's Rust on 100,000
+            # ids). Its second half is None, as are unused ids, so that a negative id (which a list
+            # would take from the end) and a hole both fail the join instead of decoding quietly
+            n = self.vocab_size
+            used = len(self.vocab) + len(self.special_tokens) + len(self._added_of_id)
+            if n > 4 * used + 4096:  # ids spread far apart (an uploaded model): a dict, not a huge list
+                table = _SparseDecoder({**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
+                                        **{i: s.encode("utf-8") for i, s in self._special_of_id.items()},
+                                        **self.vocab})
+            else:
+                table = [None] * (2 * n)
+                for i, b in self.vocab.items():
+                    table[i] = b
+                for i, s in self._special_of_id.items():
+                    table[i] = s.encode("utf-8")
+                for i, s in self._added_of_id.items():
+                    table[i] = s.encode("utf-8")
+            self._decoder = table
+        try:
+            return b"".join(map(table.__getitem__, ids))
+        except (IndexError, TypeError):
+            ids = list(ids)
+            self.check_ids(ids)
+            from tokenizers.core.tokenizer import UnknownTokenIdError
+
+            raise UnknownTokenIdError(self.name, [i for i in ids if table[i] is None], self.vocab_size,
+                                      unused=True) from None
+
+    def iter_vocab(self) -> Iterator[tuple[int, bytes]]:
+        # one entry per id (tiktoken's o200k_harmony spells id 200018 two ways; the first spelling is
+        # the one tiktoken decodes to, as token_bytes does)
+        table = {**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
+                 **{i: s.encode("utf-8") for i, s in self._special_of_id.items()}, **self.vocab}
+        return iter(sorted(table.items()))
+
+    def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
+        """Add special tokens, e.g. {"<|endoftext|>": 100257}. Ids must not collide."""
+        for s, i in special_tokens.items():
+            if not s:
+                raise ValueError("A special token cannot be the empty string.")
+            if i in self.vocab or (i in self.special_tokens.values() and self.special_tokens.get(s) != i):
+                raise ValueError(f"Special token {s!r}: id {i} is already taken.")
+        self.special_tokens.update(special_tokens)
+        self._reset_caches()
+
+    # -- saving ----------------------------------------------------------------------------------
+    def save(self, prefix) -> tuple:
+        """Write the model next to `prefix`; the two paths. minbpe's prefix.model and prefix.vocab
+        when the 256 bytes are ids 0-255 (models trained here), else tiktoken's prefix.tiktoken with
+        prefix.json (pattern and special tokens, and, in tokenizer.json's spelling, the normalizer,
+        pre-tokenizer and added tokens of a model that has them), the format OpenAI's vocabularies
+        come in."""
+        from pathlib import Path
+
+        from tokenizers.bpe.files import export_tiktoken, model_text, vocab_text
+
+        from tokenizers.bpe.files import model_extras
+
+        prefix = Path(prefix)
+        if self.byte_ids != list(range(256)) or model_extras(self):  # minbpe's format holds neither
+            return export_tiktoken(self, prefix)
+        model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
+        model.write_text(model_text(self), encoding="utf-8")
+        vocab.write_text(vocab_text(self), encoding="utf-8")
+        return model, vocab
+
+    @classmethod
+    def load(cls, model_file, *, name: str = "custom_bpe") -> "BPETokenizer":
+        """Read what `save` wrote: a minbpe .model file, or a .tiktoken file (with its .json beside
+        it for the pattern and special tokens, when there is one)."""
+        import json
+        from pathlib import Path
+
+        path = Path(model_file)
+        if path.suffix == ".tiktoken":
+            from tiktoken.load import load_tiktoken_bpe
+
+            meta_file = path.with_suffix(".json")
+            from tokenizers.bpe.files import read_extras
+
+            meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+            ranks = load_tiktoken_bpe(str(path))
+            extras = read_extras(meta)
+            if not extras:
+                return cls.from_ranks(ranks, pattern=meta.get("pattern") or None,
+                                      special_tokens=meta.get("special_tokens", {}), name=name)
+            vocab = {r: b for b, r in ranks.items()}
+            return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, ranks), pattern=meta.get("pattern") or None,
+                                  special_tokens=meta.get("special_tokens", {}), name=name, **extras)
+        return cls.loads(path.read_text(encoding="utf-8"), name=name)
+
+    @classmethod
+    def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
+        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
+        from tokenizers.bpe.files import parse_model
+
+        m = parse_model(text)
+        return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
+                              name=name)
+
+    # -- training --------------------------------------------------------------------------------
+    def train(self, text: str | bytes, vocab_size: int, *, pattern: str | None = None,
+              progress: Callable[[int, int], None] | None = None,
+              trainer: str = "fast") -> TrainReport:
+        """Learn `vocab_size - 256` merges from `text`. Returns what happened, in a TrainReport."""
+        import time
+
+        t0 = time.perf_counter()
+        if pattern is not None:
+            compile_pattern(resolve_pattern(pattern))  # a bad pattern fails here, before anything changes
+            self.pattern = resolve_pattern(pattern)
+            self._reset_caches()
+        replaced = 0
+        if isinstance(text, (bytes, bytearray)):
+            decoded = bytes(text).decode("utf-8", errors="replace")
+            replaced = decoded.count("\ufffd") - bytes(text).count("\ufffd".encode())
+            text = decoded
+        from tokenizers.core.text import clean_text
+
+        text, lone = clean_text(text)
+        replaced += lone
+        if vocab_size < 256:
+            raise TrainingError(f"vocab_size must be at least 256 (the 256 single bytes); got {vocab_size}.")
+        if not text:
+            raise TrainingError("The training text is empty: paste or upload some text first.")
+        num_merges = vocab_size - 256
+        data = text.encode("utf-8")
+        if trainer not in TRAINERS:
+            raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, not {trainer!r}")
+        if trainer == "fast":
+            trainer = "native" if native.available() else "python"
+        if trainer == "native":
+            from tokenizers.bpe.native import api
+
+            mode = api.mode_of(self.pattern)
+            if mode is not None:  # C cuts and counts the chunks too
+                chunks = api.Chunks.from_text(data, mode)
+            else:  # a custom pattern: Python's regex cuts, C counts
+                chunks = api.Chunks.from_counts(
+                    (c.encode("utf-8"), n) for c, n in chunk_counts(text, self._compiled).items())
+            merges = api.train(chunks, num_merges, progress)
+            n_chunks, n_unique, tokens = chunks.total, chunks.distinct, chunks.tokens
+        else:
+            counts = chunk_counts(text, self._compiled)
+            byte_counts = [(c.encode("utf-8"), n) for c, n in counts.items()]
+            n_chunks, n_unique = sum(counts.values()), len(counts)
+            tokens = sum(len(b) * n for b, n in byte_counts)
+            if trainer == "python":
+                merges = bpe_fast.train_fast(byte_counts, num_merges, progress)
+            else:  # the obvious algorithm sees every chunk, in order, as the course material does
+                chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
+                merges = bpe_reference.train_reference(chunks, num_merges, progress)
+
+        self.merges, self.vocab, self.history = Merges(), {i: bytes([i]) for i in range(256)}, []
+        for rank, (pair, count, saved) in enumerate(merges):
+            idx = 256 + rank
+            self.merges[pair] = idx
+            self.vocab[idx] = self.vocab[pair[0]] + self.vocab[pair[1]]
+            tokens -= saved
+            self.history.append(MergeRecord(rank, pair, idx, count, tokens))
+        clash = [s for s, i in self.special_tokens.items() if i in self.vocab]
+        if clash:  # specials registered before training keep their strings, move past the vocab
+            base = max(self.vocab) + 1
+            for k, s in enumerate(clash):
+                self.special_tokens[s] = base + k
+        self._reset_caches()
+        report = TrainReport(vocab_size, 256 + len(merges), len(merges), replaced_bytes=replaced,
+                             chunks=n_chunks, unique_chunks=n_unique,
+                             text_bytes=len(data))
+        if len(merges) < num_merges:
+            report.stopped_early = (
+                f"Stopped after {len(merges)} of {num_merges} merges: every chunk of the training text "
+                f"is already a single token, so no pair is left to merge. Use more (or more varied) "
+                f"text, or a vocab size of at most {256 + len(merges)}.")
+        report.seconds = time.perf_counter() - t0
+        report.trainer = trainer
+        return report
+
+    # -- encoding --------------------------------------------------------------------------------
+    def apply_rule(self, data: bytes) -> list[int]:
+        """BPE on one chunk's bytes by the merge rule alone (no whole-chunk shortcut), in Python."""
+        ids = [self.byte_ids[b] for b in data]
+        if len(ids) > LONG_CHUNK:
+            return apply_merges(ids, self.merges.get)
+        return _merge_by_pairs(ids, self.merges)
+
+    def _encode_chunk_python(self, chunk: str) -> tuple[int, ...]:
+        data = chunk.encode("utf-8")
+        if self.whole_chunk_shortcut:
+            whole = self._bytes_to_id.get(data)
+            if whole is not None:  # the chunk is itself a token
+                return (whole,)
+        return tuple(self.apply_rule(data))
+
+    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        """One chunk, in C when the core is built (whatever the split pattern), else in Python."""
+        enc = self._chunk_encoder()
+        if enc is None:
+            return self._encode_chunk_python(chunk)
+        return tuple(enc.encode(0, chunk.encode("utf-8")))
+
+    def _c_encoder(self):
+        from tokenizers.bpe.native import api
+
+        # trained models go by their merges; recovered ones by the bytes -> id table, the byte form
+        # of the same rule (bpe_rule), which spares recovering every merge first
+        by_merges = None if isinstance(self.merges, RecoveredMerges) else self.merges
+        return api.Encoder(self.byte_ids, by_merges, self._bytes_to_id, shortcut=self.whole_chunk_shortcut)
+
+    def _chunk_encoder(self):
+        if self._chunk_native is None:
+            self._chunk_native = False
+            if native.available():
+                self._chunk_native = self._c_encoder()
+        return self._chunk_native or None
+
+    def _native_encoder(self):
+        """(mode, C encoder) when the C core cuts this model's text too (GPT-2, GPT-4 or no split);
+        None otherwise (another pattern: Python's regex cuts, C encodes each chunk)."""
+        if self._native is None:
+            self._native = False
+            if native.available() and self.pre_tokenizer is None:
+                from tokenizers.bpe.native import api
+
+                mode = api.mode_of(self.pattern)
+                if mode is not None:
+                    self._native = (mode, self._chunk_encoder())
+        return self._native or None
+
+    @property
+    def engine(self) -> str:
+        """Which code encodes: "C" (split and merges), "Python split, C merges", or "Python"."""
+        if self._native_encoder() is not None:
+            return "C"
+        return "Python split, C merges" if self._chunk_encoder() is not None else "Python"
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ignoring special tokens entirely (their strings are plain text). Added tokens that
+        are not special (a Hugging Face file's) are vocabulary, and still matched."""
+        text, _ = clean_text(text)
+        if self.added_tokens:
+            return self._encode_pipeline(text, frozenset())
+        text = self.normalize(text)
+        fast = self._native_encoder()
+        if fast is not None:
+            return fast[1].encode(fast[0], text.encode("utf-8"))
+        # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, self._chunks(text))))
+
+    def encode_ordinary_python(self, text: str) -> list[int]:
+        """encode_ordinary on the pure-Python path, no C at all (the twin the tests hold C to)."""
+        text, _ = clean_text(text)
+        if self.added_tokens:
+            return self._encode_pipeline(text, frozenset(), self._python_cache)
+        return list(chain.from_iterable(map(self._python_cache.__getitem__, self._chunks(self.normalize(text)))))
+
+    def normalize(self, text: str) -> str:
+        """The text the model encodes: `text` after the normalizer (unchanged when there is none)."""
+        return text if self.normalizer is None else self.normalizer.normalize(text)
+
+    def _chunks(self, normalized: str) -> list[str]:
+        if self.pre_tokenizer is not None:
+            return self.pre_tokenizer.split(normalized)
+        return split_text(normalized, self._compiled)
+
+    def _parts(self, text: str, specials: AbstractSet[str]):
+        """The raw text cut at the added and special tokens to match: ("token", id, start, end) and
+        ("text", None, start, end), in order, in character offsets."""
+        from tokenizers.pipeline.added_tokens import AddedToken, allowed_matcher
+
+        added = self.added_tokens or tuple(AddedToken(s, i) for s, i in self.special_tokens.items())
+        found = allowed_matcher(self._matchers, added, specials, False).find(text) if (specials or self.added_tokens) \
+            else []
+        pos = 0
+        for a, b, t in found:
+            if a > pos:
+                yield "text", None, pos, a
+            yield "token", t.id, a, b
+            pos = b
+        if pos < len(text):
+            yield "text", None, pos, len(text)
+
+    def _encode_pipeline(self, text: str, specials: AbstractSet[str], cache=None) -> list[int]:
+        """Added/special tokens, then per stretch of text: normalize, match the normalized added
+        tokens, split, encode each chunk."""
+        from tokenizers.pipeline.added_tokens import allowed_matcher
+
+        cache = self._chunk_cache if cache is None else cache
+        norm_matcher = allowed_matcher(self._matchers, self.added_tokens, specials, True) if self.added_tokens else None
+        out: list[int] = []
+        for kind, tid, a, b in self._parts(text, specials):
+            if kind == "token":
+                out.append(tid)
+                continue
+            part = self.normalize(text[a:b])
+            pos = 0
+            for x, y, t in (norm_matcher.find(part) if norm_matcher else ()):
+                out.extend(chain.from_iterable(map(cache.__getitem__, self._chunks(part[pos:x]))))
+                out.append(t.id)
+                pos = y
+            out.extend(chain.from_iterable(map(cache.__getitem__, self._chunks(part[pos:]))))
+        return out
+
+    # -- spans for models that do not see the text as typed (tokenizers/core/spans.py) -------------
+    def _span_lengths(self, text: str, ids):
+        if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
+            return map(self.token_length, ids)
+        if (self.pre_tokenizer is not None and not self.pre_tokenizer.identity) \
+                or any(t.lstrip or t.rstrip for t in self.added_tokens) or self.normalize(text) != text:
+            return None
+        return map(self.token_length, ids)
+
+    def _untiled_spans(self, text: str, ids, n_bytes: int):
+        if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
+            return super()._untiled_spans(text, ids, n_bytes)
+        from tokenizers.pipeline.added_tokens import allowed_matcher
+        from tokenizers.core.spans import SpanBuilder
+        from tokenizers.pipeline.normalizers import identity_offs
+        from tokenizers.pipeline.pre_tokenizers import Piece, RegexSplit
+
+        used = set(ids)
+        specials = {s for s, i in self.special_tokens.items() if i in used}
+        norm_matcher = allowed_matcher(self._matchers, self.added_tokens, specials, True) if self.added_tokens else None
+        splitter = self.pre_tokenizer or RegexSplit(self._compiled)
+        out = SpanBuilder(text)
+
+        def pieces(p: Piece) -> None:
+            for q in splitter.pre_tokenize([p]):
+                got = self._chunk_cache[q.text]
+                out.add_piece(q, got, [self.token_length(i) for i in got])
+
+        for kind, tid, a, b in self._parts(text, specials):
+            if kind == "token":
+                out.add_matched(tid, b)
+                continue
+            part, offs = text[a:b], identity_offs(text[a:b], a)
+            if self.normalizer is not None:
+                part, offs = self.normalizer.normalize_aligned(part, offs)
+            pos = 0
+            for x, y, t in (norm_matcher.find(part) if norm_matcher else ()):
+                pieces(Piece(part[pos:x], offs[pos:x], a == 0 and pos == 0))
+                out.add_matched(t.id, offs[y - 1][1])
+                pos = y
+            pieces(Piece(part[pos:], offs[pos:], a == 0 and pos == 0))
+        got_ids, starts, ends = out.result()
+        if got_ids != list(ids):
+            raise AssertionError(f"{self.name}: the spans' tokens differ from the encoding")
+        return got_ids, starts, ends
+
+    def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        if self.added_tokens:
+            return self._encode_pipeline(text, specials)
+        if not specials:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        for part in self._special_splitter(specials).split(text):
+            if part in specials:
+                out.append(self.special_tokens[part])
+            elif part:
+                out.extend(self.encode_ordinary(part))
+        return out
+
+    def _special_splitter(self, specials: AbstractSet[str]):
+        key = frozenset(specials)
+        got = self._special_res.get(key)
+        if got is None:
+            import regex
+
+            # longest first, so that "<|a|>x" is not cut by a shorter special that is its prefix
+            alt = "|".join(regex.escape(s) for s in sorted(key, key=len, reverse=True))
+            got = self._special_res[key] = regex.compile(f"({alt})")
+        return got
+
+    # -- looking inside --------------------------------------------------------------------------
+    def split(self, text: str) -> list[str]:
+        """The chunks the split pattern (or the pre-tokenizer) cuts `text` into, after the
+        normalizer if there is one; merges never cross them."""
+        return self._chunks(self.normalize(clean_text(text)[0]))
+
+    def encode_steps(self, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
+        """(starting byte tokens, every merge applied in order) for one chunk, by the BPE rule
+        (bpe_rule.bpe_merge). Ends in the ids `encode` gives for the chunk, unless the chunk is a
+        whole token that the rule alone would not reach (`encode` takes that shortcut, as tiktoken
+        does)."""
+        start = tuple(self.byte_ids[b] for b in clean_text(chunk)[0].encode("utf-8"))
+        steps: list[EncodeStep] = []
+        before: list[list[int]] = [list(start)]
+
+        def record(parts: list, at: int, rank) -> None:
+            if at >= 0:
+                prev = before[0]
+                steps.append(EncodeStep(len(steps) + 1, at, (prev[at], prev[at + 1]), rank,
+                                        self.merge_rank(rank) or 0, tuple(parts)))
+            before[0] = parts
+
+        bpe_merge(start, lambda a, b: self.merges.get((a, b)), visualise=record)
+        return start, steps
+
+    def merge_parents(self, token_id: int) -> tuple[int, int] | None:
+        """The two tokens whose merge made `token_id`; None for single bytes and specials."""
+        if token_id in self.vocab:
+            return self.merges.parents(token_id)
+        self.token_bytes(token_id)  # raises for an unknown id
+        return None
+
+    def merge_rank(self, token_id: int) -> int | None:
+        """Which merge made this token (0 = the first merge learned); None for single bytes and
+        specials. A lower id is an earlier merge in every vocabulary here."""
+        if token_id not in self.vocab or self.merge_parents(token_id) is None:
+            return None
+        return token_id - self._first_merge_id()
+
+    def _first_merge_id(self) -> int:
+        first = getattr(self, "_first_merge", None)
+        if first is None:
+            first = self._first_merge = min((i for i, b in self.vocab.items() if len(b) > 1), default=256)
+        return first
+
+    def truncated(self, k: int) -> "BPETokenizer":
+        """The same tokenizer with only its first k merges."""
+        ordered = self.merges.ordered()
+        k = max(0, min(k, len(ordered)))
+        keep = ordered[:k]
+        vocab = {i: self.vocab[i] for i in self.byte_ids}
+        merges = Merges()
+        for (a, b), idx in keep:
+            merges[(a, b)] = idx
+            vocab[idx] = vocab[a] + vocab[b]
+        out = BPETokenizer.from_model(vocab=vocab, merges=merges, pattern=self.pattern, name=f"{self.name}@{k}",
+                                      normalizer=self.normalizer, pre_tokenizer=self.pre_tokenizer)
+        out.history = self.history[:k]
+        return out
+
+    def pair_counts_at(self, text: str, k: int, top: int = 10) -> list[tuple[tuple[int, int], int]]:
+        """The `top` most frequent pairs in `text` after the first k merges, best first (the order
+        the trainer uses: count, then smallest pair). For the training text, the first is merge k."""
+        small = self.truncated(k)
+        stats: Counter = Counter()
+        counts = (chunk_counts(clean_text(text)[0], self._compiled) if self.pre_tokenizer is None and self.normalizer is None
+                  else Counter(self.split(text)))
+        for chunk, n in counts.items():
+            # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k
+            bpe_reference.get_stats(small.apply_rule(chunk.encode("utf-8")), stats, n)
+        return sorted(stats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+
+    def longest_tokens(self, n: int = 20) -> list[int]:
+        """Ids of the n longest merged tokens, longest first."""
+        ids = [i for i, b in self.vocab.items() if len(b) > 1]
+        return sorted(ids, key=lambda i: (-len(self.vocab[i]), i))[:n]

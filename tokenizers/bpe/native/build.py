@@ -1,0 +1,92 @@
+"""Compile the C core: `python -m tokenizers.bpe.native.build [--check | --sanitize]`.
+
+setup.sh runs this after installing the packages. With no C compiler it says so and exits 0: the
+library then runs on its pure-Python paths (same results, slower). `--check` exits 1 when the
+library for the current sources is not built. `--sanitize` builds an AddressSanitizer + UBSan copy
+for the tests and prints the two environment variables that load it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .lib import HEADERS, HERE, SOURCES, digest, library_path
+
+CFLAGS = ["-O2", "-std=c99", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter",
+          "-Werror=missing-prototypes"]
+# a build for the tests under AddressSanitizer and UndefinedBehaviorSanitizer (`--sanitize`)
+SANITIZE = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+
+
+def compiler() -> str | None:
+    for cc in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if cc and shutil.which(cc):
+            return cc
+    return None
+
+
+def build(log=print, *, sanitize: bool = False) -> Path | None:
+    """Build the library if it is not there yet; its path, or None when it cannot be built. With
+    `sanitize`, an ASan+UBSan build next to it (libtokenlens-<digest>-asan.so), loaded by setting
+    TOKEN_LENS_NATIVE_LIB to its path and LD_PRELOAD to the compiler's libasan."""
+    out = library_path()
+    if sanitize:
+        out = out.with_name(out.stem + "-asan.so")
+    if out.exists():
+        log(f"native core: up to date ({out})")
+        return out
+    cc = compiler()
+    if cc is None:
+        log("native core: no C compiler found (cc, gcc or clang); Token Lens will use its "
+            "pure-Python paths, which give the same results more slowly.")
+        return None
+    from . import tables
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        (Path(tmp) / "tl_tables.h").write_text(tables.header_text(), encoding="utf-8")
+        for h in HEADERS:
+            shutil.copy(HERE / h, Path(tmp) / h)
+        target = Path(tmp) / out.name
+        flags = [f for f in CFLAGS if f != "-O2"] + SANITIZE if sanitize else CFLAGS
+        cmd = [cc, *flags, f"-I{tmp}", *(str(HERE / s) for s in SOURCES), "-o", str(target)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            log("native core: compilation failed; Token Lens will use its pure-Python paths.\n"
+                + " ".join(cmd) + "\n" + proc.stderr[-4000:])
+            return None
+        if proc.stderr.strip():
+            log(proc.stderr.strip()[-2000:])
+        os.replace(target, out)  # atomic: a concurrent loader sees the old state or the whole file
+    for old in out.parent.glob("libtokenlens-*.so"):
+        if digest() not in old.name:
+            old.unlink(missing_ok=True)
+    log(f"native core: built {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--check" in argv:
+        ok = library_path().exists()
+        print(f"native core: {'built' if ok else 'not built'} ({library_path()})")
+        return 0 if ok else 1
+    if "--sanitize" in argv:
+        out = build(sanitize=True)
+        if out is None:
+            return 1
+        cc = compiler() or "cc"
+        asan = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+        print(f"TOKEN_LENS_NATIVE_LIB={out}\nLD_PRELOAD={asan}")
+        return 0
+    build()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Finding, loading and declaring the compiled C core (see the package docstring)."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_void_p
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCES = ("pretok.c", "bpe.c")
+HEADERS = ("tl_native.h",)
+MODES = {"gpt2": 1, "gpt4": 2}  # pre-tokenizer modes known to the C code
+
+
+def digest() -> str:
+    import regex
+
+    h = hashlib.sha256()
+    for name in (*SOURCES, *HEADERS, "tables.py"):
+        h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+    h.update(str(getattr(regex, "__version__", "")).encode())
+    return h.hexdigest()[:16]
+
+
+def build_dir() -> Path:
+    from tokenizers.core.paths import cache_root
+
+    return cache_root() / "native"
+
+
+def library_path() -> Path:
+    """The library for the current sources, or the one named by TOKEN_LENS_NATIVE_LIB (a
+    sanitizer build for the tests, say)."""
+    override = os.environ.get("TOKEN_LENS_NATIVE_LIB")
+    if override:
+        return Path(override)
+    return build_dir() / f"libtokenlens-{digest()}.so"
+
+
+def disabled() -> bool:
+    return os.environ.get("TOKEN_LENS_NATIVE", "1").strip().lower() in ("0", "false", "no", "off")
+
+
+_lib: ctypes.CDLL | None = None
+_tried = False
+
+
+def load() -> ctypes.CDLL | None:
+    """The compiled library, or None (not built, or disabled by TOKEN_LENS_NATIVE=0)."""
+    global _lib, _tried
+    if disabled():
+        return None
+    if not _tried:
+        _tried = True
+        path = library_path()
+        if path.exists():
+            try:
+                _lib = _declare(ctypes.CDLL(str(path)))
+            except OSError:
+                _lib = None
+    return _lib
+
+
+def available() -> bool:
+    return load() is not None
+
+
+i32p, i64p = POINTER(ctypes.c_int32), POINTER(c_int64)
+PROGRESS = CFUNCTYPE(c_int, c_int64, c_int64)
+
+
+def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    """Argument and result types of every exported function (ctypes guesses int otherwise); the
+    same list as tl_native.h."""
+    sig = {
+        "tl_split": ([c_int, c_char_p, c_int64, i64p, c_int64], c_int64),
+        "tl_chunks_new": ([], c_void_p),
+        "tl_chunks_free": ([c_void_p], None),
+        "tl_chunks_add": ([c_void_p, c_char_p, c_int64, c_int64], c_int),
+        "tl_chunks_count_text": ([c_void_p, c_int, c_char_p, c_int64], c_int64),
+        "tl_chunks_distinct": ([c_void_p], c_int64),
+        "tl_chunks_total": ([c_void_p], c_int64),
+        "tl_chunks_tokens": ([c_void_p], c_int64),
+        "tl_chunks_get": ([c_void_p, c_int64, c_char_p, i64p], c_int64),
+        "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64], c_int64),
+        "tl_encoder_new": ([c_int, c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p,
+                            c_void_p, c_int64], c_void_p),
+        "tl_encoder_free": ([c_void_p], None),
+        "tl_encode": ([c_void_p, c_int, c_char_p, c_int64, c_void_p], c_int64),
+    }
+    for name, (args, res) in sig.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = args, res
+    return lib

@@ -1,0 +1,181 @@
+"""Hugging Face `tokenizer.json` files, read by this project's own code (the package name
+`tokenizers` shadows Hugging Face's library here, so it cannot be imported; the tests hold this
+reader equal to it, run in a subprocess).
+
+What is read:
+- normalizer: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, BertNormalizer, Replace, Prepend,
+  Strip, Sequence (tokenizers/pipeline/normalizers.py);
+- pre_tokenizer: ByteLevel (with or without its regex, with or without a prefix space), Split (each
+  behaviour, inverted or not, String or Regex), Sequence, Digits, Metaspace, Whitespace,
+  WhitespaceSplit, BertPreTokenizer, Punctuation, CharDelimiterSplit (tokenizers/pipeline/pre_tokenizers.py);
+- model: BPE (vocab + merges, `ignore_merges` = the whole-chunk shortcut, `byte_fallback`, unknown
+  token, subword prefix/suffix) and WordPiece;
+- added_tokens (special or not, lstrip/rstrip/single_word/normalized).
+Anything else ("Precompiled", "Unigram", BPE dropout, ...) raises UnsupportedComponent naming it.
+The post-processor (which adds [CLS]/<s> around a sequence) and the decoder are not applied:
+encode gives the text's own tokens, as tiktoken does.
+
+A byte-level BPE whose merges make ids in merge order (a lower id is an earlier merge: DeepSeek V3,
+Claude's legacy file, GPT-2, Llama 3, Qwen2 ...) becomes `BPETokenizer`, the one byte-level model,
+encoded by the C core; its split is `pattern` when the pre-tokenizer is one regex, else a
+pre-tokenizer object. Any other model becomes a `PipelineTokenizer` (tokenizers/hf/models.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tokenizers.pipeline.components import (LIMITS, SUPPORTED, UPLOAD_LIMITS, VENDOR_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
+                            _added, _as_pattern, _is_byte_level, _steps, byte_chars, read_normalizer,
+                            read_pre_tokenizer)
+from tokenizers.bpe.merges import Merges
+from tokenizers.pipeline import normalizers as nz
+from tokenizers.pipeline import pre_tokenizers as pt
+
+__all__ = ["LIMITS", "SUPPORTED", "UPLOAD_LIMITS", "Limits", "TokenizerFileError", "UnsupportedComponent",
+           "byte_chars", "ids_in_merge_order", "load_vendor_json", "read_normalizer", "read_pre_tokenizer",
+           "read_tokenizer_json"]
+
+
+def _vocab(model: dict, limits: Limits) -> dict[str, int]:
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict):
+        raise TokenizerFileError("model: \"vocab\" must be an object (token -> id)")
+    if len(vocab) > limits.max_vocab:
+        raise TokenizerFileError(f"model: {len(vocab):,} tokens (at most {limits.max_vocab:,})")
+    for s, i in vocab.items():
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i <= limits.max_id:
+            raise TokenizerFileError(f"model: the id of {s[:40]!r} must be an integer from 0 to {limits.max_id:,}")
+        if len(s) > limits.max_token_chars:
+            raise TokenizerFileError(f"model: a token of {len(s):,} characters (at most {limits.max_token_chars:,})")
+    return vocab
+
+
+def _merges(model: dict, vocab: dict[str, int], limits: Limits) -> list[tuple[int, int, int]]:
+    """[(left id, right id, new id)] in rank order."""
+    merges = model.get("merges", [])
+    if not isinstance(merges, list):
+        raise TokenizerFileError("model: \"merges\" must be a list")
+    if len(merges) > limits.max_merges:
+        raise TokenizerFileError(f"model: {len(merges):,} merges (at most {limits.max_merges:,})")
+    out = []
+    for k, m in enumerate(merges):
+        if isinstance(m, str):
+            parts = m.split(" ")
+        elif isinstance(m, list):
+            parts = m
+        else:
+            parts = None
+        if not parts or len(parts) != 2 or not all(isinstance(p, str) for p in parts):
+            raise TokenizerFileError(f"model: merge {k} is not two tokens ({str(m)[:60]!r})")
+        a, b = parts
+        ia, ib, inew = vocab.get(a), vocab.get(b), vocab.get(a + b)
+        if ia is None or ib is None or inew is None:
+            missing = a if ia is None else b if ib is None else a + b
+            raise TokenizerFileError(f"model: merge {k} ({a!r} + {b!r}) uses {missing!r}, which is not in the vocab")
+        out.append((ia, ib, inew))
+    return out
+
+
+def ids_in_merge_order(merges: list[tuple[int, int, int]]) -> bool:
+    """True when each merge makes a larger id than every earlier merge and than its own parts, so a
+    lower id is an earlier merge (what BPETokenizer and the C core assume)."""
+    prev = -1
+    for a, b, new in merges:
+        if new <= prev or new <= a or new <= b:
+            return False
+        prev = new
+    return True
+
+
+def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LIMITS):
+    """A tokenizer from a tokenizer.json (bytes, str or the parsed dict). Raises TokenizerFileError
+    (UnsupportedComponent for what is not implemented) with a message that names the problem."""
+    if isinstance(data, (bytes, bytearray)):
+        if len(data) > limits.max_bytes:
+            raise TokenizerFileError(f"the file is {len(data) / 1e6:.1f} MB (at most {limits.max_bytes / 1e6:.0f} MB)")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise TokenizerFileError(f"not UTF-8 text (byte {e.start}): a tokenizer.json is JSON") from None
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except (json.JSONDecodeError, RecursionError) as e:
+            where = f" at line {e.lineno}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
+            raise TokenizerFileError(f"not valid JSON{where} (is the file complete?)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise TokenizerFileError("not a tokenizer.json: it has no \"model\" object")
+    model = data["model"]
+    mtype = model.get("type") or ("BPE" if "merges" in model else "WordPiece" if "continuing_subword_prefix" in model
+                                  else None)
+    if mtype not in ("BPE", "WordPiece"):
+        raise UnsupportedComponent("model", str(mtype))
+    normalizer = read_normalizer(data.get("normalizer"), limits)
+    pre = read_pre_tokenizer(data.get("pre_tokenizer"), limits)
+    added = _added(data.get("added_tokens") or [], limits)
+    vocab = _vocab(model, limits)
+    title = title or name
+    from tokenizers.hf.models import CharBPE, PipelineTokenizer, WordPieceVocab
+
+    metaspace = next((s.replacement for s in _steps(pre) if isinstance(s, pt.Metaspace)), None)
+    if metaspace is None and isinstance(normalizer, (nz.Replace, nz.Sequence)):
+        reps = [n for n in ([normalizer] if isinstance(normalizer, nz.Replace) else normalizer.normalizers)
+                if isinstance(n, nz.Replace)]
+        metaspace = next((r.content for r in reps if r.content == "\u2581"), None)
+    if mtype == "WordPiece":
+        wp = WordPieceVocab(vocab, str(model.get("unk_token", "[UNK]")),
+                            str(model.get("continuing_subword_prefix", "##")),
+                            int(model.get("max_input_chars_per_word", 100)))
+        return PipelineTokenizer(name=name, title=title, model=wp, normalizer=normalizer, pre_tokenizer=pre,
+                                 added_tokens=added)
+    if model.get("dropout") not in (None, 0, 0.0):
+        raise UnsupportedComponent("model", "BPE with dropout (random merges at encoding time)")
+    merges = _merges(model, vocab, limits)
+    byte_level = _is_byte_level(pre)
+    options = dict(unk_token=model.get("unk_token"), byte_fallback=bool(model.get("byte_fallback", False)),
+                   continuing_subword_prefix=model.get("continuing_subword_prefix") or "",
+                   end_of_word_suffix=model.get("end_of_word_suffix") or "",
+                   ignore_merges=bool(model.get("ignore_merges", False)), fuse_unk=bool(model.get("fuse_unk", False)))
+    chars = byte_chars()
+    if byte_level:
+        unbyte = {c: b for b, c in chars.items()}
+        added_ids = {t.id for t in added}
+        byte_vocab: dict[int, bytes] = {}
+        for s, i in vocab.items():
+            if i in added_ids:
+                continue
+            try:
+                byte_vocab[i] = bytes(unbyte[c] for c in s)
+            except KeyError:
+                byte_vocab[i] = s.encode("utf-8")  # not in the byte alphabet: no merge can make it
+        simple = (ids_in_merge_order(merges) and not options["unk_token"] and not options["byte_fallback"]
+                  and not options["continuing_subword_prefix"] and not options["end_of_word_suffix"]
+                  and all(chars[b] in vocab for b in range(256))
+                  and len({byte_vocab[vocab[chars[b]]] for b in range(256)}) == 256)
+        if simple:
+            from tokenizers.bpe.model import BPETokenizer
+
+            one_regex, pattern = _as_pattern(pre)
+            specials = {t.content: t.id for t in added if t.special}
+            tok = BPETokenizer.from_model(
+                vocab=byte_vocab, merges=Merges({(a, b): new for a, b, new in merges}), pattern=pattern,
+                special_tokens=specials, name=name, whole_chunk_shortcut=options["ignore_merges"],
+                normalizer=normalizer, pre_tokenizer=None if one_regex else pre,
+                added_tokens=added if any(not t.special or t.lstrip or t.rstrip or t.single_word or t.normalized
+                                          for t in added) else ())
+            tok.title = title
+            return tok
+    ranked = {}
+    for rank, (a, b, new) in enumerate(merges):
+        ranked.setdefault((a, b), (rank, new))
+    bpe = CharBPE(vocab, ranked, byte_level=byte_level, byte_chars=chars if byte_level else None, **options)
+    return PipelineTokenizer(name=name, title=title, model=bpe, normalizer=normalizer, pre_tokenizer=pre,
+                             added_tokens=added, decode_replacement=metaspace)
+
+
+def load_vendor_json(key: str, title: str):
+    """A provisioned vendor tokenizer.json (deepseek_v3, claude_legacy) from the registry."""
+    from tokenizers.vocabularies.provision import vendor_file
+
+    return read_tokenizer_json(vendor_file(key).read_bytes(), name=key, title=title, limits=VENDOR_LIMITS)

@@ -1,0 +1,128 @@
+"""OpenAI's encodings, and other vendors' vocabularies published as tiktoken ranks (Llama 3, Qwen,
+Whisper, Mistral's Tekken; tokenizers/vocabularies/vendors.py): the same BPE model as every other
+(`BPETokenizer.from_ranks`), encoded by tiktoken's Rust core, the fast path the tests hold equal to
+the model's own rule. A vendor that normalizes first (Qwen: NFC) has the model's `normalizer`,
+applied before tiktoken sees the text."""
+
+from __future__ import annotations
+
+from typing import AbstractSet
+
+from tokenizers.core.tokenizer import UnknownTokenIdError
+from tokenizers.bpe.model import BPETokenizer
+from tokenizers.bpe.merges import RecoveredMerges
+from tokenizers.vocabularies.tiktoken_files import encoding_params, get_encoding
+
+TITLES = {"gpt2": "GPT-2", "r50k_base": "r50k_base", "cl100k_base": "cl100k_base (GPT-4)",
+          "o200k_base": "o200k_base (GPT-4o)", "o200k_harmony": "o200k_harmony (gpt-oss)",
+          "llama3": "Llama 3", "qwen": "Qwen / Qwen2.5", "whisper": "Whisper (multilingual)",
+          "mistral_tekken": "Mistral Tekken"}
+
+
+def from_tiktoken(encoding_name: str) -> BPETokenizer:
+    """One of the tiktoken-format vocabularies ("gpt2", "cl100k_base", "llama3", ...) as the plain
+    model, encoded by this library's own rule (C core or Python), not by tiktoken; ids identical to
+    tiktoken's. TiktokenTokenizer(name).twin is the same model."""
+    from tokenizers.pipeline.normalizers import from_name
+
+    p = encoding_params(encoding_name)
+    return BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],
+                                   name=f"bpe:{encoding_name}", normalizer=from_name(p.get("normalizer")))
+
+
+class ReproducedIds(list):
+    """Ids that tiktoken could not produce (its regex engine gave up on the input), made by this
+    library's own reproduction of the same rules instead; `note` says so."""
+
+    note = ""
+
+
+_VOCABS: dict[int, dict[int, bytes]] = {}  # id(ranks) -> id -> bytes; the ranks live as long as the process
+
+
+def _vocab_of(ranks: dict[bytes, int]) -> dict[int, bytes]:
+    """The vocabulary (id -> bytes) of a ranks table, made once per table: encodings that share their
+    ranks (o200k_base and o200k_harmony) share it too."""
+    vocab = _VOCABS.get(id(ranks))
+    if vocab is None:
+        vocab = _VOCABS[id(ranks)] = {r: b for b, r in ranks.items()}
+    return vocab
+
+
+class TiktokenTokenizer(BPETokenizer):
+    """One of OpenAI's vocabularies. The model (ranks, recovered merges, pattern, special tokens) is
+    read through tiktoken's own constructors; encoding goes through tiktoken. Where tiktoken fails on
+    an input (o200k_base's regex gives up on a million spaces), the model's own encoder answers, with
+    the same ids, and `tokenize` says so in its result's `note`."""
+
+    def __init__(self, encoding_name: str):
+        from tokenizers.pipeline.normalizers import from_name
+
+        p = encoding_params(encoding_name)
+        vocab = _vocab_of(p["mergeable_ranks"])
+        self.name = encoding_name
+        self.title = TITLES.get(encoding_name, encoding_name)
+        self.pattern = p["pat_str"]
+        self.vocab = vocab
+        self.merges = RecoveredMerges(vocab, p["mergeable_ranks"])
+        self.special_tokens = dict(p["special_tokens"])
+        self.history = []
+        self.whole_chunk_shortcut = True
+        if p.get("normalizer"):
+            self.normalizer = from_name(p["normalizer"])
+        self.encoding = get_encoding(encoding_name)
+        self._twin = None
+        self._reset_caches()
+
+    def __reduce__(self):
+        # rebuilt from the provisioned files (read once per process), not pickled entry by entry
+        return (type(self), (self.name,))
+
+    @property
+    def twin(self) -> BPETokenizer:
+        """The same model with this library's own encoder instead of tiktoken's (for the tests
+        that hold the two equal). Shares the vocabulary and merges."""
+        if self._twin is None:
+            self._twin = BPETokenizer.from_model(vocab=self.vocab, merges=self.merges, pattern=self.pattern,
+                                                 special_tokens=self.special_tokens, name=f"bpe:{self.name}",
+                                                 normalizer=self.normalizer)
+        return self._twin
+
+    def _reproduce(self, text: str, specials: AbstractSet[str], error: Exception) -> list[int]:
+        out = ReproducedIds(self.twin._encode(text, specials))
+        out.note = (f"tiktoken could not encode this text ({type(error).__name__}: {str(error)[:120]}); "
+                    "these ids come from Token Lens's own implementation of the same vocabulary and rules, "
+                    "which the tests hold equal to tiktoken's.")
+        return out
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        from tokenizers.core.text import clean_text
+
+        text, _ = clean_text(text)
+        text = self.normalize(text)
+        try:
+            return self.encoding.encode_ordinary(text)
+        except ValueError as e:  # "Regex error while tokenizing: ... backtracking"
+            return self._reproduce(text, frozenset(), e)
+
+    def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        text = self.normalize(text)
+        try:
+            return self.encoding.encode(text, allowed_special=specials, disallowed_special=())
+        except ValueError as e:
+            return self._reproduce(text, specials, e)
+
+    def decode_bytes(self, ids) -> bytes:
+        try:
+            return self.encoding.decode_bytes(ids)
+        except (KeyError, OverflowError, TypeError, ValueError):
+            ids = list(ids)
+            self.check_ids(ids)
+            bad = [i for i in ids if i not in self.vocab and not self.is_special(i)]
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size, unused=True) from None
+
+    def check_ids(self, ids) -> None:
+        super().check_ids(ids)
+        bad = [i for i in ids if i not in self.vocab and not self.is_special(i)]
+        if bad:  # cl100k_base has a hole at 100256
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size, unused=True)

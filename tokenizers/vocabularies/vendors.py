@@ -1,0 +1,131 @@
+"""The vendors' own vocabularies in tiktoken's shape: {"name", "pat_str", "mergeable_ranks",
+"special_tokens", "explicit_n_vocab", "normalizer"}, read from the files `provision` took out of each
+vendor's package. The split patterns and special tokens below are the ones each vendor's package
+source sets (tests/test_vendor_models.py reads that source out of the provisioned package and holds
+these equal to it):
+
+- llama3: llama_models/llama3/tokenizer.py (llama-models 0.3.0): `Tokenizer.pat_str`, and 256
+  special tokens after the 128,000 ranks: 12 named, then <|reserved_special_token_2|> ... 249;
+- qwen: dashscope/tokenizers/qwen_tokenizer.py (dashscope 2.0.2): `PAT_STR` (single digits), the
+  specials <|endoftext|>, <|im_start|>, <|im_end|>, <|extra_0|> ... <|extra_204|> from id 151643, and
+  `unicodedata.normalize("NFC", text)` before encoding;
+- whisper: whisper/tokenizer.py (openai-whisper 20250625): `get_encoding("multilingual")` with the
+  package default of 99 languages, GPT-2's pattern, 1,608 specials from 50257 (51,865 ids);
+- mistral_tekken: the Tekken file itself holds the pattern; mistral_common/tokens/tokenizers/tekken.py
+  (mistral-common 1.13.1) keeps the first `default_vocab_size - default_num_special_tokens` entries as
+  ranks and shifts every id up by the 1,000 special ids; a file without a "special_tokens" list (this
+  one, version v3) gets Tekkenizer.DEPRECATED_SPECIAL_TOKENS for ids 0-19 and <SPECIAL_20> ... 999.
+
+In every one of them a lower id is an earlier merge (ids are tiktoken ranks; Tekken's shifted by a
+constant), which tests/test_vendor_models.py checks.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_NAMED_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+                         "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
+                         "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
+                         "<|image|>")
+LLAMA3_NUM_SPECIALS = 256
+
+QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN_SPECIAL_START = 151643
+QWEN_EXTRAS = 205
+
+WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# whisper.tokenizer.LANGUAGES, the first 99 (the package's default num_languages)
+WHISPER_LANGUAGES = (
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi "
+    "ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd "
+    "gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su").split()
+
+TEKKEN_DEPRECATED_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
+                              "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]",
+                              "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]",
+                              "[TOOL_CONTENT]")
+
+
+def read_tiktoken_ranks(data: bytes, what: str) -> dict[bytes, int]:
+    """A .tiktoken file's lines (base64 token, space, rank) -> {bytes: rank}."""
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise ValueError(f"{what}: line {lineno} is not '<base64 token> <rank>'")
+        ranks[base64.b64decode(parts[0])] = int(parts[1])
+    return ranks
+
+
+def _ranks(key: str) -> dict[bytes, int]:
+    from tokenizers.vocabularies.provision import VENDOR_FILES, vendor_file
+
+    return read_tiktoken_ranks(vendor_file(key).read_bytes(), VENDOR_FILES[key].what)
+
+
+def llama3() -> dict:
+    ranks = _ranks("llama3")
+    n = len(ranks)
+    names = list(LLAMA3_NAMED_SPECIALS) + [f"<|reserved_special_token_{2 + i}|>"
+                                           for i in range(LLAMA3_NUM_SPECIALS - len(LLAMA3_NAMED_SPECIALS))]
+    return {"name": "llama3", "pat_str": LLAMA3_PATTERN, "mergeable_ranks": ranks,
+            "special_tokens": {s: n + i for i, s in enumerate(names)}, "explicit_n_vocab": n + len(names)}
+
+
+def qwen() -> dict:
+    names = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(QWEN_EXTRAS))]
+    return {"name": "qwen", "pat_str": QWEN_PATTERN, "mergeable_ranks": _ranks("qwen"),
+            "special_tokens": {s: QWEN_SPECIAL_START + i for i, s in enumerate(names)}, "normalizer": "NFC"}
+
+
+def whisper() -> dict:
+    ranks = _ranks("whisper")
+    names = ["<|endoftext|>", "<|startoftranscript|>", *(f"<|{c}|>" for c in WHISPER_LANGUAGES), "<|translate|>",
+             "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+             *(f"<|{i * 0.02:.2f}|>" for i in range(1501))]
+    n = len(ranks)
+    return {"name": "whisper", "pat_str": WHISPER_PATTERN, "mergeable_ranks": ranks,
+            "special_tokens": {s: n + i for i, s in enumerate(names)}, "explicit_n_vocab": n + len(names)}
+
+
+def tekken_params(data: bytes, name: str = "mistral_tekken") -> dict:
+    """A Tekken JSON file's model: ranks shifted by the number of special ids, and the specials."""
+    try:
+        model = json.loads(data)
+        config = model["config"]
+        n_special = int(config["default_num_special_tokens"])
+        inner = int(config["default_vocab_size"]) - n_special
+        entries = model["vocab"][:inner]
+        ranks = {}
+        for i, e in enumerate(entries):
+            if e["rank"] != i:
+                raise ValueError(f"vocab entry {i} has rank {e['rank']}")
+            ranks[base64.b64decode(e["token_bytes"])] = i + n_special
+        listed = model.get("special_tokens")
+        specials = ([t["token_str"] for t in sorted(listed, key=lambda t: t["rank"])] if listed
+                    else list(TEKKEN_DEPRECATED_SPECIALS))
+        specials += [f"<SPECIAL_{i}>" for i in range(len(specials), n_special)]
+        pattern = config["pattern"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a Tekken file this reader understands: {e}") from None
+    if len(ranks) != inner or len(specials) != n_special:
+        raise ValueError(f"not a Tekken file this reader understands: {len(ranks)} distinct tokens for {inner} ids")
+    return {"name": name, "pat_str": pattern, "mergeable_ranks": ranks,
+            "special_tokens": {s: i for i, s in enumerate(specials)}, "explicit_n_vocab": inner + n_special}
+
+
+def mistral_tekken() -> dict:
+    from tokenizers.vocabularies.provision import vendor_file
+
+    return tekken_params(vendor_file("mistral_tekken").read_bytes())
+
+
+LOADERS = {"llama3": llama3, "qwen": qwen, "whisper": whisper, "mistral_tekken": mistral_tekken}
+
