@@ -15,6 +15,10 @@ Overlaps need care. A merge of (a, b) into X walks a chunk left to right, replac
 it goes; at each occurrence (left, a) becomes (left, X) and (b, right) becomes (X, right), where
 `left` is read from the *new* sequence. So "aaaa" with (a, a): the first X turns (a, a)@1..2 into
 (X, a); the second occurrence then turns that (X, a) into (X, X). Net: (a, a) -3, (X, X) +1.
+
+The walk over a chunk is `bpe.reference.merge` written inline, with the count updates at each
+occurrence: calling merge and then diffing the pairs would walk every chunk twice in the hot loop.
+The tests hold this trainer's merges equal to the reference trainer's (tests/test_bpe.py).
 """
 
 from __future__ import annotations

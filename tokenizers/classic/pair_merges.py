@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from tokenizers.bpe.reference import merge
+
 RULES = ("count", "wordpiece")
 TOP = 10  # candidates recorded per step
 
@@ -89,19 +91,6 @@ def ranked_pairs(rule: str, pairs: dict, symbols: dict, spelling: Callable[[int]
     return rows
 
 
-def merge_word(s: Sequence[int], a: int, b: int, x: int) -> list[int]:
-    """Replace every (a, b) in s with x, left to right."""
-    out, i, n = [], 0, len(s)
-    while i < n:
-        if i + 1 < n and s[i] == a and s[i + 1] == b:
-            out.append(x)
-            i += 2
-        else:
-            out.append(s[i])
-            i += 1
-    return out
-
-
 def learn_reference(words: Sequence[tuple[Sequence[int], int]], table: SymbolTable, new_tokens: int, rule: str,
                     progress: Callable[[int, int], None] | None = None, top: int = TOP) -> list[Step]:
     """The obvious loop: recount every pair and symbol at every step, merge the best pair everywhere."""
@@ -119,7 +108,7 @@ def learn_reference(words: Sequence[tuple[Sequence[int], int]], table: SymbolTab
         best = ranked[0]
         (a, b) = best.pair
         x, new = table.join(a, b)
-        seqs = [merge_word(s, a, b, x) for s in seqs]
+        seqs = [merge(s, (a, b), x) for s in seqs]
         total = sum(len(s) * w for s, w in zip(seqs, weights))
         steps.append(Step(len(steps), best.pair, x, best.count, best.score(rule), best.left_count,
                           best.right_count, new, total, tuple(ranked[:top]), tuple(by_count[:top])))
@@ -170,7 +159,10 @@ def learn(words: Sequence[tuple[Sequence[int], int]], table: SymbolTable, new_to
     """Same steps as learn_reference, fast: pair and symbol counts kept up to date, an index from each
     pair to the words that hold it, and lazy heaps of the best pairs (as bpe_fast does). Under
     "wordpiece" a merge of (a, b) lowers count(a) and count(b), which *raises* the score of every
-    pair holding a or b, so those are pushed again too."""
+    pair holding a or b, so those are pushed again too. The walk over a word is
+    `bpe.reference.merge` written inline with the count updates beside each occurrence (one pass in
+    the hot loop, not a merge and then a diff); tests/test_algorithms.py holds the steps equal to
+    learn_reference's."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, not {rule!r}")
     seqs = [list(s) for s, _ in words]
