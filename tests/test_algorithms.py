@@ -133,6 +133,47 @@ def test_wordpiece_words_are_berts():
         "Hello", ",", "world", "!", "it", "'", "s", "中", "文", "字", "a", "-", "b", "c"]
 
 
+def test_one_bert_splitter():
+    """Hugging Face's BertPreTokenizer and the trained WordPiece cut words with the same function;
+    the trained one also isolates CJK ideographs and cuts at str.isspace's whitespace."""
+    from tokenizers.classic.wordpiece import _SPACES
+    from tokenizers.pipeline.pre_tokenizers import BertPreTokenizer, Piece, bert_word_spans
+
+    text = "Hi, 中文 a\x1cb\u3000c\U0002b820d\U0002b920"
+    assert bert_word_spans(text) == [(0, 2), (2, 3), (4, 6), (7, 10), (11, 15)]
+    assert [p.text for p in BertPreTokenizer().pre_tokenize([Piece(text, None, True)])] == [
+        "Hi", ",", "中文", "a\x1cb", "c\U0002b820d\U0002b920"]
+    # U+2B820 is not a CJK ideograph to Hugging Face (its ranges skip U+2B820..U+2B91F); U+2B920 is
+    assert bert_word_spans(text, chinese_chars=True, whitespace=_SPACES) == [
+        (0, 2), (2, 3), (4, 5), (5, 6), (7, 8), (9, 10), (11, 14), (14, 15)]
+
+
+def test_one_wordpiece_rule():
+    """Greedy longest-match-first, for the trained model's (text, continues) keys and for a
+    tokenizer.json vocabulary of strings with a continuing-subword prefix."""
+    from tokenizers.classic.wordpiece import longest_match
+    from tokenizers.hf.models import WordPieceVocab
+
+    vocab = {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "a": 4, "##f": 5, "##é": 6, "u": 7}
+    by_string = lambda s, continues: vocab.get("##" + s if continues else s)  # noqa: E731
+    assert longest_match("unaffable", by_string, 6) == [(1, 2), (2, 3), (3, 4)]
+    assert longest_match("uaff", by_string, 6) == [(7, 1), (2, 3)]
+    assert longest_match("uab", by_string, 6) is None  # no ##a, ##ab or ##b: the whole word is unknown
+    assert longest_match("unf", by_string, 6) == [(1, 2), (5, 1)]
+    assert longest_match("a" * 5, by_string, 6, max_chars=4) is None
+    assert longest_match("unaffable", by_string, 2) is None  # pieces of at most 2 characters: no ##able
+    wp = WordPieceVocab(vocab=vocab)
+    assert wp.encode("unaffable") == ([1, 2, 3], [2, 3, 4])
+    assert wp.encode("aé") == ([4, 6], [1, 2])  # lengths in UTF-8 bytes
+    assert wp.encode("unx") == ([0], [3])
+    assert WordPieceVocab(vocab=vocab, continuing_subword_prefix="").encode("unaff") == ([0], [5])
+    assert WordPieceVocab(vocab=vocab, max_input_chars_per_word=3).encode("unaff") == ([0], [5])
+    trained = WordPieceTokenizer(name="w").train(SENNRICH, 100)
+    ids = {trained.spelling(i): i for i in range(trained.vocab_size)}
+    assert trained.encode_word("lowest") == tuple(longest_match(
+        "lowest", lambda s, continues: ids.get("##" + s if continues else s), 10))
+
+
 # -- character-level --------------------------------------------------------------------------------
 def test_char_model_maps_unseen_characters_to_its_unknown_id():
     tok = CharTokenizer(name="c").train("hello world", 100)

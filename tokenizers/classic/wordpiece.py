@@ -2,9 +2,10 @@
 training score as Hugging Face's course states it).
 
 - Words: the text is cut at whitespace (discarded), and every punctuation character and every CJK
-  ideograph is a word of its own, as BERT's BasicTokenizer does. Unlike bert-base-uncased there is
-  no lowercasing or accent stripping (bert-base-cased keeps case too), and control characters are
-  kept as ordinary characters.
+  ideograph is a word of its own, as BERT's BasicTokenizer does: the one BERT splitter,
+  `bert_word_spans` in tokenizers/pipeline/pre_tokenizers.py, cutting at str.isspace's whitespace.
+  Unlike bert-base-uncased there is no lowercasing or accent stripping (bert-base-cased keeps case
+  too), and control characters are kept as ordinary characters.
 - Symbols: a word's first character as itself, every later character with the continuation marker
   `##` ("hug" -> h ##u ##g). Merging (h, ##u) gives hu; (##u, ##g) gives ##ug.
 - Training merges the pair with the highest count(pair) / (count(left) * count(right)): a pair whose
@@ -14,6 +15,7 @@ training score as Hugging Face's course states it).
   starts the word, then the longest `##` entry that continues it, and so on. If some position has no
   match, the whole word becomes [UNK] (BERT's rule), as does a word over 100 characters
   (`max_input_chars_per_word`). Merges are not replayed when encoding: the vocabulary is all it uses.
+  The rule is `longest_match`, which tokenizer.json's WordPiece uses too.
 
 Normalization: decode joins pieces inside a word and words with single spaces, so punctuation comes
 back spaced ("Hello, world!" -> "Hello , world !"): decode(encode(text)) == normalized(text) when
@@ -24,22 +26,42 @@ its whole word.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-
-import regex
+from collections.abc import Callable, Iterable
 
 from tokenizers.classic.word_level import UNK, Symbol, WordLevelTokenizer
+from tokenizers.pipeline.pre_tokenizers import bert_word_spans
 
 MAX_WORD_CHARS = 100  # BERT's max_input_chars_per_word: longer words are [UNK]
-# str.isspace's whitespace, exactly (regex's \s leaves out U+001C..U+001F, which str.split cuts at)
-_WS = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
-_WS_CLASS = regex.escape(_WS, special_only=False)
-# BERT's punctuation: Unicode P* plus the ASCII symbols !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
-_PUNCT = r"\p{P}!-/:-@\[-`{-~"
-# BERT's "Chinese characters": the CJK Unified Ideographs blocks and their compatibility forms
-_CJK = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f" \
-       "\U0002b820-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f"
-_WORD = regex.compile(f"[{_PUNCT}]|[{_CJK}]|[^{_WS_CLASS}{_PUNCT}{_CJK}]+")
+# str.isspace's whitespace, as classic BPE cuts words (the Unicode White_Space property, which Hugging
+# Face's BertPreTokenizer cuts at, leaves out U+001C..U+001F)
+_SPACES = frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def longest_match(word: str, lookup: Callable[[str, bool], int | None], longest: int,
+                  max_chars: int = MAX_WORD_CHARS) -> list[tuple[int, int]] | None:
+    """WordPiece's encoding rule, greedy longest-match-first: the longest vocabulary entry that
+    starts the word, then the longest continuation entry that goes on from where it ends, and so on.
+
+    `lookup(piece, continues)` is the id of `piece` (as a continuation, `##piece`, when `continues`)
+    or None; `longest` bounds the pieces tried, in characters. Returns [(id, characters it covers)],
+    or None when the word is unknown: longer than `max_chars` characters, or with a position where no
+    entry matches (BERT then gives the whole word its unknown token). The one rule behind the trained
+    WordPiece here (symbols keyed by (text, continues)) and tokenizer.json's WordPiece
+    (tokenizers/hf/models.py: strings with a `continuing_subword_prefix`, lengths in bytes)."""
+    n = len(word)
+    if n > max_chars:
+        return None
+    out, start = [], 0
+    while start < n:
+        for end in range(min(n, start + longest), start, -1):
+            i = lookup(word[start:end], start > 0)
+            if i is not None:
+                out.append((i, end - start))
+                start = end
+                break
+        else:
+            return None
+    return out
 
 
 class WordPieceTokenizer(WordLevelTokenizer):
@@ -54,7 +76,7 @@ class WordPieceTokenizer(WordLevelTokenizer):
         return "##" + sym[0] if sym[1] else sym[0]
 
     def word_spans(self, text: str) -> Iterable[tuple[int, int]]:
-        return (m.span() for m in _WORD.finditer(text))
+        return bert_word_spans(text, chinese_chars=True, whitespace=_SPACES)
 
     def base_counts(self, words: Counter) -> Counter:
         counts: Counter = Counter()
@@ -103,21 +125,9 @@ class WordPieceTokenizer(WordLevelTokenizer):
 
     def _encode_word(self, word: str) -> tuple[tuple[int, int], ...]:
         """Greedy longest-match-first; the whole word is [UNK] when some position has no match."""
-        n = len(word)
-        if n > MAX_WORD_CHARS:
-            return ((UNK, n),)
-        ids, longest = self.ids, self._max_len()
-        out, start = [], 0
-        while start < n:
-            for end in range(min(n, start + longest), start, -1):
-                i = ids.get((word[start:end], start > 0))
-                if i is not None:
-                    out.append((i, end - start))
-                    start = end
-                    break
-            else:
-                return ((UNK, n),)
-        return tuple(out)
+        ids = self.ids
+        got = longest_match(word, lambda s, continues: ids.get((s, continues)), self._max_len())
+        return ((UNK, len(word)),) if got is None else tuple(got)
 
     def decode(self, ids, errors: str = "replace") -> str:
         """Pieces joined: a `##` piece continues the word before it, any other starts a new word."""
@@ -133,4 +143,4 @@ class WordPieceTokenizer(WordLevelTokenizer):
         return "".join(out)
 
 
-__all__ = ["MAX_WORD_CHARS", "WordPieceTokenizer"]
+__all__ = ["MAX_WORD_CHARS", "WordPieceTokenizer", "longest_match"]

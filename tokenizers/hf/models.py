@@ -12,10 +12,11 @@ pre-tokenizer, model; spans map back to the input through tokenizers/core/spans.
   `continuing_subword_prefix` / `end_of_word_suffix` spell the pieces inside / at the end of a chunk;
   `ignore_merges`: a chunk that is itself a token is that token.
 - `WordPieceVocab`: greedy longest-match-first over each chunk, `##` for pieces inside a word, the
-  unknown token for a word with no match or longer than `max_input_chars_per_word`. It is the
-  encoding rule of tokenizers/classic/wordpiece.py (the Algorithms page's trained WordPiece, branch
-  `algorithms`), over a vocabulary given as token -> id instead of a trained one; written against
-  this small interface (vocab, unk token, prefix, max chars) so either can be swapped for the other.
+  unknown token for a word with no match or longer than `max_input_chars_per_word`. The rule is
+  tokenizers/classic/wordpiece.py's `longest_match` (the trained WordPiece's too); what differs is
+  only the data around it: here a vocabulary of strings (token -> id) spelled with the file's
+  `continuing_subword_prefix`, a configurable word limit, lengths in UTF-8 bytes, and an error when
+  a word cannot be spelled and the file names no unknown token.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import AbstractSet
 
 from tokenizers.core.tokenizer import Tokenizer, UnknownTokenIdError
 from tokenizers.bpe.rule import bpe_merge
+from tokenizers.classic.wordpiece import longest_match
 from tokenizers.core.text import clean_text
 
 _BYTE_PIECE = "<0x{:02X}>"
@@ -111,28 +113,22 @@ class WordPieceVocab:
     _longest: int = field(default=0, repr=False)
 
     def encode(self, word: str) -> tuple[list[int], list[int]]:
-        n = len(word)
         unk = self.vocab.get(self.unk_token)
-        whole = [unk], [len(word.encode("utf-8"))]
-        if n > self.max_input_chars_per_word:
-            return whole
         if not self._longest:
             self._longest = max((len(t) for t in self.vocab), default=1)
+        vocab, prefix = self.vocab, self.continuing_subword_prefix
+        got = longest_match(word, lambda s, continues: vocab.get(prefix + s if continues else s), self._longest,
+                            self.max_input_chars_per_word)
+        if got is None:
+            if unk is None and len(word) <= self.max_input_chars_per_word:
+                raise ValueError(f"the word {word[:40]!r} cannot be spelled with the vocabulary, which has "
+                                 "no unknown token")
+            return [unk], [len(word.encode("utf-8"))]
         ids, lengths, start = [], [], 0
-        while start < n:
-            for end in range(min(n, start + self._longest), start, -1):
-                s = word[start:end]
-                i = self.vocab.get(self.continuing_subword_prefix + s if start > 0 else s)
-                if i is not None:
-                    ids.append(i)
-                    lengths.append(len(s.encode("utf-8")))
-                    start = end
-                    break
-            else:
-                if unk is None:
-                    raise ValueError(f"the word {word[:40]!r} cannot be spelled with the vocabulary, which has "
-                                     "no unknown token")
-                return whole
+        for i, n in got:
+            ids.append(i)
+            lengths.append(len(word[start:start + n].encode("utf-8")))
+            start += n
         return ids, lengths
 
 

@@ -135,7 +135,9 @@ class StripAccents(Normalizer):
         return "".join(c for c, _ in keep), [r for _, r in keep]
 
 
-def _is_chinese(cp: int) -> bool:
+def is_chinese_char(cp: int) -> bool:
+    """BERT's "Chinese characters" as Hugging Face tests them: the CJK Unified Ideographs blocks and
+    their compatibility forms (Hugging Face starts the fifth range at U+2B920, not U+2B820)."""
     return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF or 0x2A700 <= cp <= 0x2B73F
             or 0x2B740 <= cp <= 0x2B81F or 0x2B920 <= cp <= 0x2CEAF or 0xF900 <= cp <= 0xFAFF
             or 0x2F800 <= cp <= 0x2FA1F)
@@ -164,7 +166,7 @@ class BertNormalizer(Normalizer):
                 return ""
             if ch in WHITE_SPACE:
                 ch = " "
-        if self.handle_chinese_chars and _is_chinese(ord(ch)):
+        if self.handle_chinese_chars and is_chinese_char(ord(ch)):
             ch = f" {ch} "
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip:

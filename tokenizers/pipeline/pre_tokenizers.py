@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import regex
 
-from tokenizers.pipeline.normalizers import WHITE_SPACE, Offs
+from tokenizers.pipeline.normalizers import WHITE_SPACE, Offs, is_chinese_char
 from tokenizers.core.patterns import GPT2_PATTERN
 
 BEHAVIOURS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -138,7 +138,51 @@ def _char_finder(pred):
 
 
 def is_bert_punctuation(c: str) -> bool:
+    """BERT's punctuation, as Hugging Face's BertPreTokenizer tests it: a Unicode punctuation
+    character (category P*, by this Python's Unicode tables) or an ASCII symbol (!"#$%&'()*+,-./ and
+    the rest of ASCII's non-alphanumeric printable characters but the space)."""
     return (c.isascii() and not c.isalnum() and c.isprintable() and c != " ") or unicodedata.category(c)[0] == "P"
+
+
+def _char_class(code_points) -> str:
+    """A regex character class's body holding exactly these code points (as ranges)."""
+    out, run = [], None
+    for cp in sorted(code_points):
+        if run and cp == run[1] + 1:
+            run[1] = cp
+            continue
+        if run:
+            out.append(f"\\U{run[0]:08x}-\\U{run[1]:08x}")
+        run = [cp, cp]
+    if run:
+        out.append(f"\\U{run[0]:08x}-\\U{run[1]:08x}")
+    return "".join(out)
+
+
+_BERT_WORDS: dict = {}
+
+
+def bert_word_spans(text: str, *, chinese_chars: bool = False,
+                    whitespace: frozenset[str] = WHITE_SPACE) -> list[tuple[int, int]]:
+    """BERT's words, as (start, end) character spans of `text`: whitespace cuts the text and is
+    dropped, every punctuation character (`is_bert_punctuation`) is a word of its own, and with
+    `chinese_chars` so is every CJK ideograph (what BertNormalizer's spaces around them lead to).
+    Hugging Face's BertPreTokenizer is this with the Unicode White_Space property; the trained
+    WordPiece (tokenizers/classic/wordpiece.py) passes str.isspace's whitespace, as classic BPE
+    cuts words. One regex, built once per setting from the same predicates the rest of the
+    pipeline uses."""
+    key = (chinese_chars, whitespace)
+    compiled = _BERT_WORDS.get(key)
+    if compiled is None:
+        punct = _char_class(cp for cp in range(0x110000) if is_bert_punctuation(chr(cp)))
+        space = _char_class(map(ord, whitespace))
+        if chinese_chars:
+            cjk = _char_class(cp for cp in range(0x110000) if is_chinese_char(cp))
+            compiled = regex.compile(f"[{punct}]|[{cjk}]|[^{space}{punct}{cjk}]+")
+        else:
+            compiled = regex.compile(f"[{punct}]|[^{space}{punct}]+")
+        _BERT_WORDS[key] = compiled
+    return [m.span() for m in compiled.finditer(text)]
 
 
 class PreTokenizer:
@@ -351,10 +395,7 @@ class BertPreTokenizer(PreTokenizer):
     identity = False
 
     def piece(self, p: Piece) -> list[Piece]:
-        out = []
-        for q in split_piece(p, _char_finder(WHITE_SPACE.__contains__), "Removed"):
-            out.extend(split_piece(q, _char_finder(is_bert_punctuation), "Isolated"))
-        return out
+        return [p.slice(a, b) for a, b in bert_word_spans(p.text)]
 
 
 @dataclass(frozen=True)
