@@ -174,11 +174,6 @@ def letter_names(n_merges: int) -> dict[int, str]:
     return {256 + k: letters[k % 26] + (str(k // 26 + 1) if k >= 26 else "") for k in range(n_merges)}
 
 
-def search_key(q: str) -> str:
-    """What a person types (a real space, tab or newline) in the marks the table shows (· → ↵)."""
-    return q.replace(" ", "·").replace("\t", "→").replace("\n", "↵").replace("\r", "␍")
-
-
 def advance_step():
     """Play's clock (a callback, so the step moves before the slider is drawn)."""
     model = st.session_state.get(f"{K}model")
@@ -230,8 +225,8 @@ def step_view():
 
 if view == "Merges":
     q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ' the' (a space is ·)")
-    rows, matched = merge_rows(tok, search_key(q) if q else "")
-    st.caption(f"{matched:,} merges" + (f" containing {md_code(search_key(q))}" if q else "")
+    rows, matched = merge_rows(tok, q)
+    st.caption(f"{matched:,} merges" + (f" matching {md_code(render_token(q.encode('utf-8', 'replace')))}" if q else "")
                + (f"; the first {len(rows):,} are listed" if matched > len(rows) else "")
                + ". · is a space, ↵ a newline, → a tab; type them as they are.")
     if rows:  # the table's height follows its rows (st.dataframe's own sizing), up to about ten

@@ -10,6 +10,7 @@ from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_t
                                tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers import vocab_audit
+from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text
 from service import limits
 from ui.figures import number_heatmap
@@ -294,15 +295,13 @@ AUDIT_LISTS = {"Unreachable": "unreachable", "Partial UTF-8": "partial_utf8", "A
 
 
 def audit_rows(tok: Tokenizer, ids: list[int], query: str, what: str) -> list[dict]:
-    q = query.strip()
-    q_hex = q.replace(" ", "").upper()
+    q = VocabQuery.parse(query)
     rows = []
     for i in ids:
         b = tok.token_bytes(i)
-        text = label_of(tok, i)
-        if q and not (q == str(i) or q in text or q in b.decode("utf-8", "replace")
-                      or (len(q_hex) >= 2 and q_hex in b.hex().upper())):
+        if not q.matches(i, b, tok.piece_of(i)):
             continue
+        text = label_of(tok, i)
         row = {"id": i, "token": text, "bytes_hex": hexbytes(b), "bytes": len(b)}
         if what == "unreachable":
             again = vocab_audit.reencode(tok, i) or []

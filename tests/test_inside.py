@@ -113,3 +113,61 @@ def test_repr_is_shown_as_typed_not_escaped():
     from ui.formatting import md_inline_code
 
     assert md_inline_code("a`b") == "``a`b``" and md_inline_code("`") == "`` ` ``"
+
+
+# -- the one vocabulary search (tokenizers/analysis/vocab_search.py) ----------------------------------
+SMALL_VOCAB = [(0, b"A", ""), (1, b"\xe2\x96\x81", ""), (2, b" the", ""), (3, b"the", ""), (4, b"//", ""),
+               (5, b"\n//", ""), (6, b"\xe2\x96", ""), (7, b" the", "\u2581the"), (8, b"\x96\x81", ""),
+               (300, b"other", ""), (301, b"x300", ""), (302, b"ing", "##ing")]
+SEARCHES = {
+    "E2 96 81": [1],             # hex bytes, byte-aligned
+    "e296 81": [1],
+    "0x41": [0],
+    "E2 96": [1, 6],
+    "96 81": [1, 8],
+    "300": [300, 301],           # the id, and the text
+    " the": [2, 7],              # spaces count: not "the", not "other"
+    "·the": [2, 7],              # as the tables show a space
+    "\u2581the": [7],            # a SentencePiece piece as spelled
+    "//": [4, 5],
+    "↵//": [5],
+    "##ing": [302],
+    "E29": [],                   # not whole bytes: text only
+    "  ": list(range(9)) + [300, 301, 302],  # only whitespace: every token
+}
+
+
+def test_one_vocabulary_search_exact_vectors():
+    from tokenizers.analysis.vocab_search import VocabQuery, hex_query, search
+
+    assert hex_query("E2 96 81") == hex_query("e296 81") == hex_query("0xE2 0x96 0x81") == b"\xe2\x96\x81"
+    assert hex_query("0x41") == b"A" and hex_query("300") is None and hex_query(" the") is None
+    assert hex_query("//") is None and hex_query("E29 681") is None
+    assert VocabQuery.parse(" 300 ").token_id == 300 and VocabQuery.parse("3" * 40).token_id is None
+    for query, ids in SEARCHES.items():
+        assert search(SMALL_VOCAB, query) == ids, query
+
+
+def test_every_vocabulary_table_searches_with_the_one_rule():
+    """The vocabulary browser (Inside) and the SentencePiece Lab's pieces filter with VocabQuery, as the
+    audit lists (Quirks) and the BPE Lab's merges do: the same query gives the same tokens."""
+    from ui.tables import search_vocab, sp_vocab_rows
+
+    class Pieces:  # what sp_vocab_rows reads of a SentencePiece model
+        def iter_vocab(self):
+            return ((i, b) for i, b, _ in SMALL_VOCAB)
+
+        def piece_of(self, i):
+            return dict((j, p) for j, _, p in SMALL_VOCAB)[i] or dict((j, b) for j, b, _ in SMALL_VOCAB)[i].decode(
+                "utf-8", "replace")
+
+        def piece_kind(self, i):
+            return "learned"
+
+        def score_of(self, i):
+            return 0.0
+
+    for query, ids in SEARCHES.items():
+        assert [r["id"] for r in search_vocab(SMALL_VOCAB, query, "all tokens")] == ids, query
+        rows, _ = sp_vocab_rows(Pieces(), query, "all pieces", "all tokens")
+        assert [r["id"] for r in rows] == ids, query

@@ -5,15 +5,19 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from tokenizers.analysis.vocab_search import VocabQuery
+
 from .formatting import hexbytes, render_token
 
 
 MAX_MERGE_ROWS = 5_000  # rows of the merge table sent to the browser (a loaded model may have a million)
 
 
-def merge_rows(tok, needle: str = "", limit: int | None = MAX_MERGE_ROWS) -> tuple[list[dict], int]:
-    """(rows, how many merges match) of the merge table in rank order; `needle` keeps the merges whose
-    left, right or new token (rendered, spaces as ·) contain it; at most `limit` rows are built."""
+def merge_rows(tok, query: str = "", limit: int | None = MAX_MERGE_ROWS) -> tuple[list[dict], int]:
+    """(rows, how many merges match) of the merge table in rank order; `query` keeps the merges whose
+    left, right or new token matches it (the one vocabulary search: tokenizers/analysis/vocab_search.py);
+    at most `limit` rows are built."""
+    q = VocabQuery.parse(query)
     v = tok.vocab
     if tok.history:
         merges = ((r.rank, r.pair, r.new_id, r.count) for r in tok.history)
@@ -22,11 +26,11 @@ def merge_rows(tok, needle: str = "", limit: int | None = MAX_MERGE_ROWS) -> tup
     total = len(tok.history) if tok.history else len(tok.merges)
     rows, matched = [], 0
     for rank, (a, b), new, count in merges:
-        if not needle and limit is not None and len(rows) >= limit:
+        if not q.text and limit is not None and len(rows) >= limit:
             return rows, total  # every merge matches: no need to render the rest
-        left, right, token = render_token(v[a]), render_token(v[b]), render_token(v[new])
-        if needle and needle not in left and needle not in right and needle not in token:
+        if q.text and not (q.matches(a, v[a]) or q.matches(b, v[b]) or q.matches(new, v[new])):
             continue
+        left, right, token = render_token(v[a]), render_token(v[b]), render_token(v[new])
         matched += 1
         if limit is None or len(rows) < limit:
             rows.append({"rank": rank, "left": left, "right": right, "new token": token, "new id": new,
@@ -74,15 +78,13 @@ def vocab_entries(tok) -> tuple[list[tuple[int, bytes, str]], list[tuple[int, by
 
 
 def search_vocab(vocab: Sequence[tuple[int, bytes, str]], query: str, category: str, limit: int = 200) -> list[dict]:
-    """Tokens whose id equals the query, or whose text, piece spelling (SentencePiece's ▁hell) or hex
-    bytes contain it, in a category."""
-    q = query.strip()
-    q_hex = q.replace(" ", "").upper()
-    is_hex = len(q_hex) >= 2 and len(q_hex) % 2 == 0 and all(c in "0123456789ABCDEF" for c in q_hex)
+    """Tokens that match the query (by id, text or hex bytes: tokenizers/analysis/vocab_search.py), in a
+    category."""
+    q = VocabQuery.parse(query)
     out = []
     for tid, b, piece in vocab:
         text = b.decode("utf-8", errors="replace")
-        if q and not (q == str(tid) or q in text or (piece and q in piece) or (is_hex and q_hex in b.hex().upper())):
+        if not q.matches(tid, b, piece):
             continue
         if not in_category(text, category):
             continue
@@ -108,17 +110,14 @@ SP_KINDS = ["all pieces", "control", "byte", "user-defined", "learned", "charact
 def sp_vocab_rows(tok, query: str, kind: str, category: str, limit: int = 200) -> tuple[list[dict], int]:
     """(rows, how many matched) of a SentencePiece vocabulary in id order: id, piece (▁ as written),
     kind, score, bytes. Search by id, piece text or hex bytes, as the vocabulary browser does."""
-    q = query.strip()
-    q_hex = q.replace(" ", "").upper()
-    is_hex = len(q_hex) >= 2 and len(q_hex) % 2 == 0 and all(c in "0123456789ABCDEF" for c in q_hex)
+    q = VocabQuery.parse(query)
     rows, matched = [], 0
     for i, b in tok.iter_vocab():
         piece = tok.piece_of(i)
         k = tok.piece_kind(i)
         if kind != "all pieces" and k != kind:
             continue
-        spelled = q in piece or q in piece.replace("\u2581", " ")
-        if q and not (q == str(i) or spelled or (is_hex and q_hex in b.hex().upper())):
+        if not q.matches(i, b, piece):
             continue
         if category != "all tokens" and not in_category(piece.replace("\u2581", " "), category):
             continue
