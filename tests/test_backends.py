@@ -20,6 +20,24 @@ def test_registry_names():
         get_tokenizer("gpt5")
 
 
+def test_one_function_tiles_spans():
+    """tokenizers/core/spans.tile: lengths laid end to end from byte 0 (an empty token stays empty);
+    SpanBuilder's ends and a chat's lengths go through it."""
+    from tokenizers.core.spans import SpanBuilder, tile
+    from tokenizers.pipeline.normalizers import identity_offs
+    from tokenizers.pipeline.pre_tokenizers import Piece
+
+    assert tile([]) == ([], [])
+    assert tile([1, 0, 3]) == ([0, 1, 1], [1, 1, 4])
+    assert tile(iter([2, 2])) == ([0, 2], [2, 4])
+    text = "  hé x "
+    b = SpanBuilder(text)
+    b.add_piece(Piece("hé", identity_offs("hé", 2)), [7, 8], [1, 2])  # the leading spaces go to h
+    b.add_matched(9, 5)  # " " up to character 5, the x's start
+    b.add_piece(Piece("x", identity_offs("x", 5)), [10], [1])  # and the last token runs to the end
+    assert b.result() == ([7, 8, 9, 10], [0, 3, 5, 6], [3, 5, 6, 8])
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("text", TRICKY_TEXTS)
 def test_spans_tile_the_input(name, text):

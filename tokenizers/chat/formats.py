@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from tokenizers.core.spans import tile
 from tokenizers.core.tokenizer import Tokenizer, TokenList
 
 ROLES = ("system", "user", "assistant")
@@ -266,17 +267,14 @@ def _encode_parts(tok: Tokenizer, text: str, parts: list[Part], segmented: bool)
     """Special parts as their ids; the text between them encoded as text (special-token strings in a
     message stay text, as every vendor's chat code keeps them). `segmented` (SentencePiece): each
     unit's text on its own, as mistral-common encodes it."""
-    ids, starts, ends = [], [], []
-    pos = 0  # byte offset in text
+    ids, lengths = [], []  # each token's bytes of text (tokenizers/core/spans.py tiles them)
+    lead = 0  # bytes of text before the first token (a chunk the tokenizer gave no token)
     i = 0
     while i < len(parts):
         p = parts[i]
         if p.special:
-            size = len(p.text.encode("utf-8"))
             ids.append(tok.special_tokens[p.text])
-            starts.append(pos)
-            ends.append(pos + size)
-            pos += size
+            lengths.append(len(p.text.encode("utf-8")))
             i += 1
             continue
         j, chunk = i, ""
@@ -284,13 +282,18 @@ def _encode_parts(tok: Tokenizer, text: str, parts: list[Part], segmented: bool)
             chunk += parts[j].text
             j += 1
         got = tok.tokenize(chunk, disallowed_special=()) if chunk else []
-        for t in got:
-            ids.append(t.id)
-            starts.append(pos + t.byte_span[0])
-            ends.append(pos + t.byte_span[1])
-        pos += len(chunk.encode("utf-8"))
+        if got:
+            ids.extend(got.ids)
+            lengths.extend(b - a for a, b in zip(got.byte_starts, got.byte_ends))
+        elif chunk:  # only whitespace a model drops: its bytes go to the token before
+            if lengths:
+                lengths[-1] += len(chunk.encode("utf-8"))
+            else:
+                lead += len(chunk.encode("utf-8"))
         i = j
-    return TokenList(text, ids, starts, ends, tok)
+    if lengths:
+        lengths[0] += lead
+    return TokenList(text, ids, *tile(lengths), tok)
 
 
 def tokenize_chat(tok: Tokenizer, fmt: ChatFormat, messages: list[Message], *,

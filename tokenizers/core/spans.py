@@ -1,6 +1,15 @@
-"""Spans for tokenizers whose model does not see the text as typed: it normalized it (NFC, NFKC,
-lowercase, BERT's clean-up), replaced characters (Metaspace's ▁ for a space), inserted some (a
-prefix space or ▁) or dropped some (whitespace between WordPiece words).
+"""Spans: which bytes of the input each token covers, so that a text's tokens tile it.
+
+`tile(lengths)` is the one function that turns token lengths into spans: every backend's spans
+come out of it. A byte-level BPE's lengths are its tokens' lengths; the word-level models' include
+the whitespace they drop (tokenizers/classic/word_level.py); a chat's are its special tokens' and
+its chunks' (tokenizers/chat/formats.py); SpanBuilder's below are read off the alignment of
+normalized text. (SentencePiece's exact spans are SentencePiece's own offsets, fixed up in
+tokenizers/sentencepiece/model.py.)
+
+SpanBuilder: spans for tokenizers whose model does not see the text as typed: it normalized it
+(NFC, NFKC, lowercase, BERT's clean-up), replaced characters (Metaspace's ▁ for a space), inserted
+some (a prefix space or ▁) or dropped some (whitespace between WordPiece words).
 
 The rule, so that spans still tile the input's UTF-8 bytes:
 - a token's span ends where the input characters its text came from end; it starts where the token
@@ -18,9 +27,17 @@ input bytes of the span (that is the normalization, shown as it is).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from itertools import accumulate
 
 from tokenizers.core.text import ByteCharMap
+
+
+def tile(lengths: Iterable[int]) -> tuple[list[int], list[int]]:
+    """Byte spans of tokens laid end to end from byte 0, the k-th covering lengths[k] bytes:
+    ([starts], [ends])."""
+    ends = list(accumulate(lengths))
+    return [0, *ends[:-1]] if ends else [], ends
 
 
 class SpanBuilder:
@@ -28,12 +45,14 @@ class SpanBuilder:
         self.text = text
         self.cmap = ByteCharMap.of(text)
         self.ids: list[int] = []
-        self.ends: list[int] = []
+        self.lengths: list[int] = []
+        self.end = 0  # where the last token pushed ends (0 before any)
 
     def _push(self, token_id: int, end_byte: int) -> None:
-        prev = self.ends[-1] if self.ends else 0
+        end = max(self.end, end_byte)
         self.ids.append(token_id)
-        self.ends.append(max(prev, end_byte))
+        self.lengths.append(end - self.end)
+        self.end = end
 
     def add_matched(self, token_id: int, end_char: int) -> None:
         """A token matched in the input itself (a special or added token) ending at `end_char`."""
@@ -45,7 +64,7 @@ class SpanBuilder:
         chars = piece.text
         if not chars:
             for i in ids:
-                self._push(i, self.ends[-1] if self.ends else 0)
+                self._push(i, self.end)
             return
         sizes = [len(c.encode("utf-8")) for c in chars]
         starts = [0, *accumulate(sizes)]  # byte offset of each character in the chunk, and the end
@@ -54,7 +73,7 @@ class SpanBuilder:
         for token_id, n in zip(ids, lengths):
             pos += n
             if pos <= 0:
-                self._push(token_id, self.ends[-1] if self.ends else self.cmap.byte_of(offs[0][0]))
+                self._push(token_id, self.end if self.ids else self.cmap.byte_of(offs[0][0]))
                 continue
             k = bisect_right(starts, pos - 1) - 1  # the character holding the token's last byte
             k = min(k, len(chars) - 1)
@@ -69,9 +88,7 @@ class SpanBuilder:
 
     def result(self) -> tuple[list[int], list[int], list[int]]:
         """(ids, starts, ends): the last token runs to the end of the input."""
-        n = self.cmap.n_bytes
-        ends = list(self.ends)
-        if ends:
-            ends[-1] = n
-        starts = [0, *ends[:-1]]
-        return self.ids, starts, ends
+        lengths = list(self.lengths)
+        if lengths:
+            lengths[-1] += self.cmap.n_bytes - self.end
+        return (self.ids, *tile(lengths))

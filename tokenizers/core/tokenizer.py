@@ -7,10 +7,10 @@ from array import array
 from collections import Counter
 from functools import cached_property
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from itertools import accumulate
 from dataclasses import dataclass
 from typing import AbstractSet, Literal, Union
 
+from tokenizers.core.spans import tile
 from tokenizers.core.text import ByteCharMap, clean_text
 
 AllowedSpecial = Union[Literal["all", "none", "raise"], AbstractSet[str], Collection[str]]
@@ -312,7 +312,7 @@ class Tokenizer(ABC):
         n_bytes = len(text.encode("utf-8"))
         lengths = self._span_lengths(text, ids)
         if lengths is not None:
-            starts, ends = cumulative_spans(lengths)
+            starts, ends = tile(lengths)
             if (ends[-1] if ends else 0) == n_bytes:
                 return TokenList(text, ids, starts, ends, self, note=note)
         return TokenList(text, *self._untiled_spans(text, ids, n_bytes), self, note=note)
@@ -384,9 +384,3 @@ class TokenList(Sequence[Token]):
     def boundaries(self) -> frozenset[int]:
         """Byte offsets where a non-empty token starts, computed once per text."""
         return frozenset(a for a, b in zip(self.byte_starts, self.byte_ends) if b > a)
-
-
-def cumulative_spans(lengths: Iterable[int]) -> tuple[list[int], list[int]]:
-    """Byte spans of tokens laid end to end: ([starts], [ends])."""
-    ends = list(accumulate(lengths))
-    return [0, *ends[:-1]] if ends else [], ends
