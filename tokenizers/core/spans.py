@@ -13,8 +13,8 @@ some (a prefix space or ▁) or dropped some (whitespace between WordPiece words
 
 The rule, so that spans still tile the input's UTF-8 bytes:
 - a token's span ends where the input characters its text came from end; it starts where the token
-  before it ended. So whitespace a pre-tokenizer dropped belongs to the token before it (to the first
-  token at the very start), and the last token's span runs to the end of the input;
+  before it ended. So whitespace a pre-tokenizer dropped belongs to the token after it (to the first
+  token at the very start too), and the last token's span runs to the end of the input;
 - a token made only of inserted text (a prefix ▁), or the second of two tokens cut from one input
   character that normalization expanded (NFKC's "ﬁ" -> "fi" -> "f" "i"), has an empty span;
 - where the model's text equals the input character it came from, a token may end inside the
