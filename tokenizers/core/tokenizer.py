@@ -126,10 +126,6 @@ class Tokenizer(ABC):
         """The two tokens whose merge made `token_id`; None for base tokens and specials."""
         return None
 
-    def parents(self, token_id: int) -> tuple[int, int] | None:
-        """Same as merge_parents."""
-        return self.merge_parents(token_id)
-
     def merge_rank(self, token_id: int) -> int | None:
         """Which merge made this token (0 = the first merge learned); None where none did. For a
         byte-level BPE trained here, ids 0-255 are bytes and id 256 + k was made by merge k;
