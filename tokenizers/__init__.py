@@ -17,8 +17,8 @@ The map (each subpackage's docstring says more):
     hf/             Hugging Face tokenizer.json files and the models only they use
     classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
                     the five algorithms side by side
-    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit,
-                    characters and graphemes, sample texts
+    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit and
+                    search, characters and graphemes, sample texts
     chat/           chat formats per vendor
     registry.py     the tokenizers the app offers by name
     jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
