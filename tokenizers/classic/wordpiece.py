@@ -29,6 +29,7 @@ from collections.abc import Iterable
 import regex
 
 from tokenizers.classic.word_level import UNK, Symbol, WordLevelTokenizer
+from tokenizers.core.tokenizer import Capabilities
 
 MAX_WORD_CHARS = 100  # BERT's max_input_chars_per_word: longer words are [UNK]
 # str.isspace's whitespace, exactly (regex's \s leaves out U+001C..U+001F, which str.split cuts at)
@@ -44,6 +45,8 @@ _WORD = regex.compile(f"[{_PUNCT}]|[{_CJK}]|[^{_WS_CLASS}{_PUNCT}{_CJK}]+")
 
 class WordPieceTokenizer(WordLevelTokenizer):
     kind = "wordpiece"
+    capabilities = Capabilities(model_type="wordpiece", merge_trees=True, unknown_token=True, training_history=True,
+                                code_points=True)
     unk_token = "[UNK]"
     rule = "wordpiece"
 
