@@ -38,7 +38,7 @@ def test_the_check_catches_private_access(tmp_path, monkeypatch):
 
 
 # names the pages and ui/ give tokenizer objects (tok, tok_own, bpe, model, small, ...)
-TOKENIZER_NAMES = re.compile(r"^(tok|tokenizer|model|bpe|small|loaded|own|twin|partner)(_\w+)?$|_tok$")
+TOKENIZER_NAMES = re.compile(r"^(t|tok|tokenizer|model|bpe|small|loaded|own|twin|partner)(_\w+)?$|_tok$")
 
 
 def _probes(path: Path) -> list[str]:
