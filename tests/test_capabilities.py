@@ -1,12 +1,13 @@
 """Declared capabilities (`Tokenizer.capabilities`) hold exactly when the feature works, on every
-registered tokenizer and on every kind of model the app trains (the Algorithms page's five, and a
-SentencePiece BPE model from the SentencePiece Lab)."""
+registered tokenizer, on every kind of model the app trains (the Algorithms page's five, and a
+SentencePiece BPE model from the SentencePiece Lab) and on a file of each format a person can upload."""
 
 import pytest
 
 from tokenizers import BPETokenizer, VocabularyMissingError, available_tokenizers, get_tokenizer
 from tokenizers.classic import algorithms
 from tokenizers.core.corpus import stdlib_docstrings
+from tokenizers.core.patterns import GPT4_PATTERN
 from tokenizers.core.tokenizer import Capabilities, Tokenizer
 
 UNSEEN = "\U00020000"  # 𠀀, CJK Extension B: in no small training text, and in few vocabularies
@@ -26,17 +27,33 @@ def trained(kind: str) -> Tokenizer:
     return _trained[kind]
 
 
+UPLOADS = {"sample.tiktoken": "tiktoken_file", "sample.model": "minbpe_file", "tokenizer.json": "tokenizer_json_file",
+           "vocab.txt": "vocab_txt_file", "sp.model": "sentencepiece_file"}  # tests/upload_samples.py
+
 CASES = [("registry", n) for n in available_tokenizers()] + [("trained", k) for k in algorithms.NAMES] + [
-    ("trained", "sp_bpe")]
+    ("trained", "sp_bpe")] + [("uploaded", f) for f in UPLOADS]
 
 
 def build(source: str, name: str) -> Tokenizer:
     if source == "trained":
         return trained(name)
+    if source == "uploaded":
+        import upload_samples
+        from tokenizers import load_user_file
+
+        return load_user_file(name, getattr(upload_samples, UPLOADS[name])(), pattern=GPT4_PATTERN)
     try:
         return get_tokenizer(name)
     except VocabularyMissingError as e:
         pytest.skip(str(e))
+
+
+def _is_utf8(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 def sample_ids(tok: Tokenizer, n: int = 3000) -> list[int]:
@@ -93,13 +110,11 @@ def test_capabilities_hold_exactly(source, name):
     else:
         assert not hasattr(tok, "score_of")
 
-    # base tokens (no parents): single bytes, or whole characters too
-    base = [i for i in ordinary if tok.merge_parents(i) is None and tok.token_bytes(i)]
-    wide = [i for i in base if len(tok.token_bytes(i)) > 1 and len(tok.token_bytes(i).decode("utf-8", "replace")) == 1]
-    if caps.code_points:
-        assert wide, f"{name} declares code-point base tokens, but has none of several bytes"
-    else:
-        assert wide == []
+    # base tokens (no parents): whole characters, or bytes (some of them not UTF-8 on their own)
+    base = [tok.token_bytes(i) for i in ordinary if tok.merge_parents(i) is None and tok.token_bytes(i)]
+    assert base
+    whole = [b for b in base if _is_utf8(b)]
+    assert (whole == base) == caps.code_points, f"{len(base) - len(whole)} base tokens are not whole characters"
 
     # special tokens parsed from text
     if tok.special_tokens:

@@ -75,15 +75,15 @@ class Capabilities:
     probing attributes or checking classes. tests/test_capabilities.py holds each flag true exactly
     when the feature works, on every registered tokenizer and every kind trained in the app."""
 
-    model_type: str = "bpe"         # how tokens are made: "bpe" (pairs merged), "unigram", "wordpiece",
-                                    # "char", "word", "unknown"
+    model_type: str = "unknown"     # how tokens are made: "bpe" (pairs merged), "unigram", "wordpiece",
+                                    # "char", "word", or "unknown"
     merge_trees: bool = False       # merge_parents(id) is the pair whose merge made a token (merge_tree too)
     merge_steps: bool = False       # the byte-level BPE model's own data: encode_steps, split, byte_ids, vocab
     byte_fallback: bool = False     # a character outside the vocabulary becomes byte pieces (is_byte_fallback)
     unknown_token: bool = False     # a character outside the vocabulary becomes `unk_id`
     training_history: bool = False  # `history` lists the steps training took here (empty otherwise)
     scores: bool = False            # score_of(id) is the piece's log-probability (SentencePiece)
-    code_points: bool = False       # base tokens can be whole characters of several bytes, not only bytes
+    code_points: bool = False       # base tokens are whole characters (byte pieces aside), not bytes
     parses_specials: bool = True    # special-token strings in text can be parsed as special tokens
 
 
