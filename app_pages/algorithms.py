@@ -107,7 +107,7 @@ for name in NAMES:
     if name in errors:
         st.error(f"**{title(name)}** could not train: {escape_markdown(errors[name])}")
 notes = [f"- **{title(name)}**: {escape_markdown(note)}" for name in NAMES
-         for note in getattr(models.get(name), "notes", [])]
+         for note in (models[name].notes if name in models else [])]
 if notes:
     st.warning("\n".join(notes))
 
@@ -124,7 +124,7 @@ for name in NAMES:
         continue
     final = result["curves"][name][-1].usage
     summary.append({"algorithm": title(name), "vocab size": tok.vocab_size,
-                    "training steps": (f"{len(tok.history):,}" if hasattr(tok, "history")
+                    "training steps": (f"{len(tok.history):,}" if tok.capabilities.training_history
                                        else "none: EM prunes candidates"),
                     "seconds": round(result["seconds"][name], 3), "held-out tokens": final.tokens,
                     "unknown on held-out": final.unknown})
@@ -156,7 +156,7 @@ else:
         st.html(render_header(tok.name, title(name), len(toks), len(clean), n_bytes, unknown=use.unknown))
         if toks:
             st.html(render_spans(clean, toks[:MAX_DRAWN], whitespace=show_ws, rank_of=tok.merge_rank,
-                                 unknown_id=getattr(tok, "unk_id", None)))
+                                 unknown_id=tok.unk_id))
         else:
             st.caption("No tokens: this model discards whitespace, and the text is only whitespace.")
         if len(toks) > MAX_DRAWN:

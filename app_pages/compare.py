@@ -181,7 +181,7 @@ def compare_view():
                        "carry it. Download the model to keep it or to share it.")
             for n in own:
                 tok_own = user_tokenizers()[n]
-                if hasattr(tok_own, "merges") and n == "lab_bpe":
+                if tok_own.capabilities.merge_steps and n == "lab_bpe":
                     st.download_button("lab_bpe.model", lambda m=tok_own: bpe_io.model_text(m), "lab_bpe.model",
                                        key=f"{K}dl_{n}", on_click="ignore")  # built when clicked
 

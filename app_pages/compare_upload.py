@@ -43,7 +43,7 @@ def _load(k: str, selection_key: str) -> None:
                                          "are accepted.")
         return
     own = user_tokenizers()
-    uploaded = [n for n, t in own.items() if getattr(t, "source_format", None)]
+    uploaded = [n for n, t in own.items() if t.source_format]
     if len(uploaded) >= MAX_LOADED:
         st.session_state[f"{k}error"] = (f"{MAX_LOADED} uploaded tokenizers are loaded already; remove one below "
                                          "before loading another.")
@@ -81,7 +81,7 @@ def _remove(k: str, name: str, selection_key: str) -> None:
 def upload_panel(k: str, selection_key: str) -> None:
     """The panel; `k` is its widget-key prefix, `selection_key` the key of the page's tokenizer picker."""
     own = user_tokenizers()
-    uploaded = {n: t for n, t in own.items() if getattr(t, "source_format", None)}
+    uploaded = {n: t for n, t in own.items() if t.source_format}
     with st.expander("Load your own tokenizer file", expanded=bool(st.session_state.get(f"{k}error"))):
         st.caption("A tiktoken `.tiktoken` file, a SentencePiece or minbpe `.model`, a Hugging Face `tokenizer.json`, "
                    "a Mistral Tekken `.json` or a BERT `vocab.txt`. It is read here, on the server, and kept for "

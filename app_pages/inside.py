@@ -8,7 +8,7 @@ import streamlit as st
 
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder,
                                resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
-from tokenizers import REGISTRY, BPETokenizer
+from tokenizers import REGISTRY
 from tokenizers import UnknownTokenIdError
 from tokenizers.analysis.characters import char_rows, counts, describe_cluster, graphemes
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
@@ -80,7 +80,7 @@ if replaced + more:
 clean, size = limits.cut_text(clean, limits.INSIDE_TEXT_BYTES)
 if size > limits.INSIDE_TEXT_BYTES:
     st.warning(limits.cut_message(size, limits.INSIDE_TEXT_BYTES, "Inside a token"))
-bpe = tok if isinstance(tok, BPETokenizer) else None  # byte-level BPE: merge steps can be shown
+bpe = tok if tok.capabilities.merge_steps else None  # byte-level BPE: merge steps can be shown
 try:
     toks = tokenize_text(tok, clean, parse=False, name=name) if clean else []
 except TokenizeFailed as e:  # an uploaded split pattern that runs out of time on this text
@@ -142,18 +142,18 @@ with tabs[0]:
         st.info("Pick a token above.")
     elif tok.is_special(token_id):
         st.info("Special tokens are not built by merges: they are added to the vocabulary as whole strings.")
-    elif getattr(tok, "model_type", "bpe") not in ("bpe", "unknown"):
-        st.info(f"This is a SentencePiece {tok.model_type} model: its pieces are not built by merging pairs, so "
-                "they have no merge tree.")
+    elif not tok.capabilities.merge_trees and tok.capabilities.model_type not in ("bpe", "unknown"):
+        st.info(f"This is a {'SentencePiece ' if tok.capabilities.scores else ''}{tok.capabilities.model_type} model: "
+                "its pieces are not built by merging pairs, so they have no merge tree.")
     elif tok.merge_parents(token_id) is None:
-        st.info("A base token: a single byte" + (" or code point" if tok.kind == "sentencepiece" else "")
+        st.info("A base token: a single byte" + (" or code point" if tok.capabilities.code_points else "")
                 + ", where every merge tree ends.")
     else:
         st.html(render_tree(tok, token_id))
         st.caption("Leaves are single bytes (code points for SentencePiece); each box above joins the two below it. "
                    "The small number is the token id; hover for bytes and merge rank. A wide tree scrolls sideways. "
                    + ("SentencePiece keeps scores, not merges: parents are the last merge its own rule makes "
-                      "when it encodes the piece alone." if tok.kind == "sentencepiece" else ""))
+                      "when it encodes the piece alone." if tok.capabilities.scores else ""))
 
 with tabs[1]:
     sample = clean[:MAX_CHAR_ROWS]

@@ -177,7 +177,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
                     with c_parsed:
                         draw_tokens(name, toks[name], text, f"{title_of(name)} · parsed", parse=True, flip=True,
                                     whitespace=ws)
-                        if toks[name].kind == "sentencepiece":
+                        if not toks[name].capabilities.parses_specials:
                             st.caption("SentencePiece never parses special tokens from text.")
         elif two:
             for name in names:

@@ -56,7 +56,7 @@ def title_of(name: str) -> str:
     if name in REGISTRY:
         return REGISTRY[name].title
     own = user_tokenizers().get(name)
-    return getattr(own, "title", None) or name
+    return (own.title if own is not None else "") or name
 
 
 def md_title(name: str) -> str:

@@ -4,6 +4,7 @@ modules and its subpackages import each other without cycles; ui/ is presentatio
 other code imports from before the move keep working."""
 
 import ast
+import re
 from pathlib import Path
 
 from conftest import ROOT
@@ -34,6 +35,51 @@ def test_the_check_catches_private_access(tmp_path, monkeypatch):
     sample = tmp_path / "sample.py"
     sample.write_text("def f(tok):\n    return tok._ranks, getattr(tok, '_native'), tok.__len__\n", encoding="utf-8")
     assert _private_attributes(sample) == ["sample.py:2: ._ranks", "sample.py:2: getattr(..., '_native')"]
+
+
+# names the pages and ui/ give tokenizer objects (tok, tok_own, bpe, model, small, ...)
+TOKENIZER_NAMES = re.compile(r"^(t|tok|tokenizer|model|bpe|small|loaded|own|twin|partner)(_\w+)?$|_tok$")
+
+
+def _probes(path: Path) -> list[str]:
+    """Duck typing on tokenizers: `hasattr(tok, ...)`, `getattr(tok, ...)` or `isinstance(tok, ...)` on a
+    name that holds a tokenizer, and `isinstance(x, SomeTokenizer)` with a library class. Pages ask
+    `tok.capabilities` instead."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    library = {a.asname or a.name for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tokenizers") for a in node.names}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("isinstance", "hasattr", "getattr") and node.args):
+            continue
+        first = node.args[0]
+        name = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
+        where = f"{path.relative_to(ROOT)}:{node.lineno}: {node.func.id}({name or '...'}, ...)"
+        if TOKENIZER_NAMES.match(name):
+            found.append(where)
+        elif node.func.id == "isinstance" and len(node.args) > 1:
+            classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            if any(isinstance(c, ast.Name) and c.id in library and c.id.endswith("Tokenizer") for c in classes):
+                found.append(where)
+    return found
+
+
+def test_pages_and_ui_ask_capabilities_instead_of_probing():
+    files = sorted([*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"])
+    found = [f for path in files for f in _probes(path)]
+    assert not found, "probing a tokenizer (ask tok.capabilities instead):\n" + "\n".join(found)
+
+
+def test_the_check_catches_probing(tmp_path, monkeypatch):
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    sample = tmp_path / "sample.py"
+    sample.write_text("from tokenizers import BPETokenizer\n"
+                      "def f(tok, tok_own, x, tokens, value):\n"
+                      "    a = hasattr(tok_own, 'merges'), getattr(tok, 'unk_id', None), isinstance(x, BPETokenizer)\n"
+                      "    return a, isinstance(value, str), hasattr(tokens, 'byte_starts')\n", encoding="utf-8")
+    assert _probes(sample) == ["sample.py:3: hasattr(tok_own, ...)", "sample.py:3: getattr(tok, ...)",
+                               "sample.py:3: isinstance(x, ...)"]
 
 
 def import_graph() -> dict[str, set[str]]:

@@ -16,7 +16,7 @@ KNOWN = {"vocab.bpe": "1ce1664773c5", "encoder.json": "196139668be6", "r50k_base
 
 def test_pins_are_read_from_tiktoken():
     seen = {}
-    for name in provision.ENCODINGS:
+    for name in provision.encodings():
         for url, sha in provision.tiktoken_pins(name):
             seen[url.rsplit("/", 1)[-1]] = sha[:12]
     assert seen == KNOWN

@@ -11,7 +11,7 @@ The map (each subpackage's docstring says more):
     bpe/            the minbpe-style byte-level model, the one BPE rule, the trainers, merges recovered
                     from ranks, .model/.tiktoken files, native/ (the C core)
     vocabularies/   tiktoken-format vocabularies of every vendor (OpenAI, Meta, Qwen, Mistral, Whisper),
-                    and provisioning them at set-up
+                    one record each (records.py), and provisioning them at set-up
     sentencepiece/  pretrained and trained SentencePiece models, training in a child process, the lattice
     pipeline/       the stages around a model: normalizers, pre-tokenizers, added tokens
     hf/             Hugging Face tokenizer.json files and the models only they use

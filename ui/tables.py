@@ -171,8 +171,8 @@ def token_label(tok, token_id: int) -> str:
 def vocab_rows(tok, query: str = "", limit: int = 2000) -> tuple[list[dict], int]:
     """(rows, how many tokens match): every token of a model, with how it came to be: the pair whose
     merge made it and the step, or its score for a unigram model. `query` filters by spelling or id."""
-    unk = getattr(tok, "unk_id", None)
-    score_of = getattr(tok, "score_of", None)
+    unk = tok.unk_id
+    score_of = tok.score_of if tok.capabilities.scores else None
     q = query.strip()
     rows, matched = [], 0
     for i, b in tok.iter_vocab():

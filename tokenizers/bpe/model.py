@@ -39,7 +39,7 @@ from typing import AbstractSet, NamedTuple
 from tokenizers.bpe import fast as bpe_fast
 from tokenizers.bpe import reference as bpe_reference
 from tokenizers.bpe import native
-from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.core.tokenizer import Capabilities, Tokenizer
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.bpe.merges import Merges, RecoveredMerges
 from tokenizers.core.patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
@@ -234,6 +234,11 @@ class BPETokenizer(Tokenizer):
         vocab = {r: b for b, r in mergeable_ranks.items()}
         return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, mergeable_ranks), pattern=pattern,
                               special_tokens=special_tokens, name=name, normalizer=normalizer)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Merge trees and merge steps always; a training history when this model was trained here."""
+        return Capabilities(model_type="bpe", merge_trees=True, merge_steps=True, training_history=bool(self.history))
 
     # -- state -----------------------------------------------------------------------------------
     def _reset_caches(self) -> None:
@@ -597,7 +602,7 @@ class BPETokenizer(Tokenizer):
         return out
 
     # -- spans for models that do not see the text as typed (tokenizers/core/spans.py) -------------
-    def _span_lengths(self, text: str, ids):
+    def span_lengths(self, text: str, ids):
         if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
             return map(self.token_length, ids)
         if (self.pre_tokenizer is not None and not self.pre_tokenizer.identity) \
@@ -605,9 +610,9 @@ class BPETokenizer(Tokenizer):
             return None
         return map(self.token_length, ids)
 
-    def _untiled_spans(self, text: str, ids, n_bytes: int):
+    def aligned_spans(self, text: str, ids, n_bytes: int):
         if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
-            return super()._untiled_spans(text, ids, n_bytes)
+            return super().aligned_spans(text, ids, n_bytes)
         from tokenizers.pipeline.added_tokens import allowed_matcher
         from tokenizers.core.spans import SpanBuilder
         from tokenizers.pipeline.normalizers import identity_offs

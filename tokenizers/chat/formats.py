@@ -38,11 +38,13 @@ encoded on its own; everything else is the format's overhead.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
 from tokenizers.core.spans import tile
 from tokenizers.core.tokenizer import Tokenizer, TokenList
+from tokenizers.vocabularies import records
 
 ROLES = ("system", "user", "assistant")
 
@@ -201,10 +203,29 @@ FORMATS = {
                                 "Anthropic's legacy Text Completions format (HUMAN_PROMPT, AI_PROMPT)", _claude_legacy),
 }
 
-FORMAT_OF = {"qwen": "chatml_qwen", "cl100k_base": "chatml_openai", "llama3": "llama3", "mistral_sp": "mistral_v1",
-             "mistral_tekken": "mistral_v3", "o200k_harmony": "harmony", "claude_legacy": "claude_legacy"}
+# the chat formats of registry tokenizers that are not tiktoken-format vocabularies; those name theirs
+# in their record (tokenizers/vocabularies/records.py)
+OTHER_FORMATS = {"mistral_sp": "mistral_v1", "claude_legacy": "claude_legacy"}
 
-_EXTRA_SPECIALS = {"cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265}}
+
+class _FormatOf(Mapping):
+    """registry name -> FORMATS key, for the tokenizers that have a chat format; read from the
+    vocabulary records when asked, so a record added later has its format too."""
+
+    def _map(self) -> dict[str, str]:
+        return {**{r.name: r.chat_format for r in records.VOCABULARIES if r.chat_format}, **OTHER_FORMATS}
+
+    def __getitem__(self, name: str) -> str:
+        return self._map()[name]
+
+    def __iter__(self):
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
+
+
+FORMAT_OF = _FormatOf()
 
 
 def format_for(name: str) -> ChatFormat | None:
@@ -217,9 +238,11 @@ _chat_tokenizers: dict[int, Tokenizer] = {}
 
 
 def chat_tokenizer(name: str, tok: Tokenizer) -> Tokenizer:
-    """The tokenizer to render the chat with: `tok`, or for cl100k_base the same model with ChatML's two
-    special tokens added (tiktoken README's cl100k_im), encoded by this library's own encoder."""
-    extra = _EXTRA_SPECIALS.get(name)
+    """The tokenizer to render the chat with: `tok`, or, for a vocabulary whose record names special tokens
+    its chat format adds (cl100k_base: ChatML's two, tiktoken README's cl100k_im), the same model with
+    them, encoded by this library's own encoder."""
+    record = records.find(name)
+    extra = record.chat_specials if record is not None else None
     if not extra:
         return tok
     got = _chat_tokenizers.get(id(tok))

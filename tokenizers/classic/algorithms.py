@@ -190,7 +190,7 @@ def usage(tok: Tokenizer, text: str, toks=None) -> Usage:
     if toks is None:
         toks = tok.tokenize(text, disallowed_special=())
     text = toks.text
-    unk = getattr(tok, "unk_id", None)
+    unk = tok.unk_id
     unknown = unknown_chars = 0
     if unk is not None:
         cmap = toks.cmap

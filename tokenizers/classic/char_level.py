@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import AbstractSet
 
-from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.core.tokenizer import Capabilities, Tokenizer
 from tokenizers.bpe.model import TrainingError
 from tokenizers.classic.pair_merges import Step
 from tokenizers.core.text import clean_text
@@ -29,6 +29,7 @@ UNK = 0
 class CharTokenizer(Tokenizer):
     kind = "char"
     unk_token = "<unk>"
+    capabilities = Capabilities(model_type="char", unknown_token=True, training_history=True, code_points=True)
 
     def __init__(self, *, name: str = "char", title: str = ""):
         self.name = name
@@ -104,7 +105,7 @@ class CharTokenizer(Tokenizer):
         get = self.stoi.get
         return [get(c, UNK) for c in text]
 
-    def _span_lengths(self, text: str, ids: Sequence[int]):
+    def span_lengths(self, text: str, ids: Sequence[int]):
         if text.isascii():
             return [1] * len(text)
         return [1 if c < "\x80" else 2 if c < "\u0800" else 3 if c < "\U00010000" else 4 for c in text]

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 from tokenizers.bpe.model import apply_merges
 from tokenizers.bpe.rule import bpe_merge
+from tokenizers.core.tokenizer import Capabilities
 from tokenizers.classic.word_level import MAX_TRAIN_WORD, UNK, Symbol, WordLevelTokenizer
 
 END = 1  # the id of </w>
@@ -36,6 +37,8 @@ _WORD = re.compile(r"\S+")  # stdlib re: \s is exactly str.isspace, so this agre
 
 class WordBPETokenizer(WordLevelTokenizer):
     kind = "word_bpe"
+    capabilities = Capabilities(model_type="bpe", merge_trees=True, unknown_token=True, training_history=True,
+                                code_points=True)
     unk_token = "<unk>"
     rule = "count"
     reserved = (None, ("", True))  # <unk>, </w>

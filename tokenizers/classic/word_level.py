@@ -166,11 +166,11 @@ class WordLevelTokenizer(Tokenizer):
         ids.lengths = lengths
         return ids
 
-    def _span_lengths(self, text: str, ids: Sequence[int]):
+    def span_lengths(self, text: str, ids: Sequence[int]):
         lengths = getattr(ids, "lengths", None)
         return lengths if lengths is not None else self._encode(text, frozenset()).lengths
 
-    def _untiled_spans(self, text: str, ids, n_bytes: int):
+    def aligned_spans(self, text: str, ids, n_bytes: int):
         if ids:
             raise AssertionError(f"{self.name}: spans do not cover the {n_bytes} input bytes")
         return [], [], []  # only whitespace: the models discard it, so there is no token

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from tokenizers.classic.word_level import UNK, Symbol, WordLevelTokenizer
+from tokenizers.core.tokenizer import Capabilities
 from tokenizers.pipeline.pre_tokenizers import bert_word_spans
 
 MAX_WORD_CHARS = 100  # BERT's max_input_chars_per_word: longer words are [UNK]
@@ -66,6 +67,8 @@ def longest_match(word: str, lookup: Callable[[str, bool], int | None], longest:
 
 class WordPieceTokenizer(WordLevelTokenizer):
     kind = "wordpiece"
+    capabilities = Capabilities(model_type="wordpiece", merge_trees=True, unknown_token=True, training_history=True,
+                                code_points=True)
     unk_token = "[UNK]"
     rule = "wordpiece"
 

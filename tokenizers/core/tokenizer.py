@@ -68,6 +68,25 @@ class UnknownTokenIdError(ValueError):
         self.bad = bad
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a tokenizer can show beyond encoding and decoding, declared by its class (or, where it
+    depends on the file loaded, by the instance), so that a page asks `tok.capabilities` instead of
+    probing attributes or checking classes. tests/test_capabilities.py holds each flag true exactly
+    when the feature works, on every registered tokenizer and every kind trained in the app."""
+
+    model_type: str = "unknown"     # how tokens are made: "bpe" (pairs merged), "unigram", "wordpiece",
+                                    # "char", "word", or "unknown"
+    merge_trees: bool = False       # merge_parents(id) is the pair whose merge made a token (merge_tree too)
+    merge_steps: bool = False       # the byte-level BPE model's own data: encode_steps, split, byte_ids, vocab
+    byte_fallback: bool = False     # a character outside the vocabulary becomes byte pieces (is_byte_fallback)
+    unknown_token: bool = False     # a character outside the vocabulary becomes `unk_id`
+    training_history: bool = False  # `history` lists the steps training took here (empty otherwise)
+    scores: bool = False            # score_of(id) is the piece's log-probability (SentencePiece)
+    code_points: bool = False       # base tokens are whole characters (byte pieces aside), not bytes
+    parses_specials: bool = True    # special-token strings in text can be parsed as special tokens
+
+
 # the default of `disallowed_special`: every special token not explicitly allowed
 ALL: Literal["all"] = "all"
 
@@ -75,15 +94,34 @@ ALL: Literal["all"] = "all"
 class Tokenizer(ABC):
     """Base class of every backend, with tiktoken's `Encoding` API on top.
 
-    A backend implements `vocab_size`, `token_bytes(id)` and `_encode(clean_text, specials)`, which
-    encodes text with no lone surrogates, parsing exactly the special-token strings in `specials`.
+    The contract. A backend implements three things:
+
+    - `vocab_size`: one more than the largest id;
+    - `token_bytes(id)`: the bytes a token stands for (KeyError or UnknownTokenIdError for an id
+      the vocabulary does not have);
+    - `_encode(clean_text, specials)`: text with no lone surrogates -> ids, parsing exactly the
+      special-token strings in `specials` (the policy is applied here, before it is called).
+
     Everything else (encode with tiktoken's special-token rules, batches, every decode, tokenize
-    with spans) is built here on those three."""
+    with spans) is built here on those three. Optionally a backend
+
+    - declares `capabilities` (a `Capabilities`; a class attribute, or a property where it depends
+      on the model loaded) and provides what each flag promises (`merge_parents`, `unk_id`,
+      `history`, `is_byte_fallback`, `score_of`, ...);
+    - overrides the span hook, `span_lengths(text, ids)`, and `aligned_spans(text, ids, n_bytes)`
+      for when lengths alone do not tile the text: `tokenize` calls them for byte spans. The
+      default (each token covers its own bytes) is right for byte-level BPE.
+    """
 
     name: str = "tokenizer"
     title: str = ""
     kind: str = "bpe"  # "bpe" (byte-level), "sentencepiece", or another algorithm's name
     special_tokens: dict[str, int]
+    capabilities: Capabilities = Capabilities()
+    unk_id: int | None = None  # the unknown token's id, where the vocabulary has one
+    history: Sequence = ()     # the training steps, for a model trained here (capabilities.training_history)
+    notes: Sequence[str] = ()  # what building the model did that a reader should know
+    source_format: str = ""    # for a file a person uploaded: its format ("tiktoken ranks (.tiktoken)", ...)
 
     @property
     @abstractmethod
@@ -306,21 +344,24 @@ class Tokenizer(ABC):
         else:
             ids = []
         n_bytes = len(text.encode("utf-8"))
-        lengths = self._span_lengths(text, ids)
+        lengths = self.span_lengths(text, ids)
         if lengths is not None:
             starts, ends = tile(lengths)
             if (ends[-1] if ends else 0) == n_bytes:
                 return TokenList(text, ids, starts, ends, self, note=note)
-        return TokenList(text, *self._untiled_spans(text, ids, n_bytes), self, note=note)
+        return TokenList(text, *self.aligned_spans(text, ids, n_bytes), self, note=note)
 
-    def _span_lengths(self, text: str, ids: Sequence[int]) -> Iterable[int] | None:
+    # -- the span hook: how tokenize finds each token's bytes in the input --------------------------
+    def span_lengths(self, text: str, ids: Sequence[int]) -> Iterable[int] | None:
         """How many input bytes each token covers, when that follows from the ids alone (byte-level
-        BPE: its token's length). None when it does not."""
+        BPE: its token's length). None when it does not; `tokenize` then calls aligned_spans, as it
+        does when the lengths do not add up to the text's bytes."""
         return map(self.token_length, ids)
 
-    def _untiled_spans(self, text: str, ids: Sequence[int], n_bytes: int):
-        """(ids, starts, ends) when the lengths do not tile the text. For byte-level BPE that is a bug
-        in a backend: fail loudly rather than render lies."""
+    def aligned_spans(self, text: str, ids: Sequence[int], n_bytes: int):
+        """(ids, starts, ends) that tile the text's `n_bytes` UTF-8 bytes, when span_lengths cannot
+        give them (a model that normalizes, drops or replaces text aligns its pieces to the input
+        here). For byte-level BPE it is a bug in a backend: fail loudly rather than render lies."""
         raise AssertionError(f"{self.name}: token bytes do not cover the {n_bytes} input bytes")
 
     # -- saving ------------------------------------------------------------------------------------
@@ -373,7 +414,7 @@ class TokenList(Sequence[Token]):
     @cached_property
     def odd_count(self) -> int:
         """Byte-fallback pieces and unknown tokens, counted once per text."""
-        tok, unk = self._tok, getattr(self._tok, "unk_id", None)
+        tok, unk = self._tok, self._tok.unk_id
         return sum(n for i, n in Counter(self.ids).items() if tok.is_byte_fallback(i) or i == unk)
 
     @cached_property

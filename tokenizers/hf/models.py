@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import AbstractSet
 
-from tokenizers.core.tokenizer import Tokenizer, UnknownTokenIdError
+from tokenizers.core.tokenizer import Capabilities, Tokenizer, UnknownTokenIdError
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.classic.wordpiece import longest_match
 from tokenizers.core.text import clean_text
@@ -164,6 +164,10 @@ class PipelineTokenizer(Tokenizer):
             self._unbyte = {c: b for b, c in model.byte_chars.items()}
         self._matchers: dict = {}
         self._cache: dict[str, tuple[list[int], list[int]]] = {}
+        byte_level = getattr(model, "byte_level", False)
+        self.capabilities = Capabilities(model_type=model.kind, byte_fallback=bool(self._byte_of),
+                                         unknown_token=self._unk is not None and not self._byte_of and not byte_level,
+                                         code_points=not byte_level)
 
     # -- the vocabulary ----------------------------------------------------------------------------
     @property
@@ -276,10 +280,10 @@ class PipelineTokenizer(Tokenizer):
     def encode_ordinary(self, text: str) -> list[int]:
         return self._encode(clean_text(text)[0], frozenset())
 
-    def _span_lengths(self, text: str, ids):
+    def span_lengths(self, text: str, ids):
         return None  # always through the alignment (the model's text is seldom the input)
 
-    def _untiled_spans(self, text: str, ids, n_bytes: int):
+    def aligned_spans(self, text: str, ids, n_bytes: int):
         from tokenizers.core.spans import SpanBuilder
 
         used = set(ids)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cached_property
 from typing import AbstractSet
 
-from tokenizers.core.tokenizer import Tokenizer
+from tokenizers.core.tokenizer import Capabilities, Tokenizer
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.core.text import clean_text
 
@@ -104,13 +105,22 @@ class SentencePieceTokenizer(Tokenizer):
     def unk_id(self) -> int:
         return self.sp.unk_id()
 
+    @cached_property
+    def capabilities(self) -> Capabilities:
+        """Read off the model: merge trees for a BPE model, byte fallback when it has byte pieces (then
+        no character is unknown), scores and code points always; special tokens are never parsed."""
+        has_bytes = bool(self._byte)
+        return Capabilities(model_type=self.model_type, merge_trees=self.model_type == "bpe", byte_fallback=has_bytes,
+                            unknown_token=self.sp.unk_id() >= 0 and not has_bytes, scores=True, code_points=True,
+                            parses_specials=False)
+
     def is_byte_fallback(self, token_id: int) -> bool:
         return token_id in self._byte
 
     def piece_of(self, token_id: int) -> str:
         return self._pieces[token_id]
 
-    def _span_lengths(self, text: str, ids):
+    def span_lengths(self, text: str, ids):
         """Piece lengths, less the dummy-prefix ▁ (it stands for no input byte). A literal ▁ in the
         input breaks one-byte-per-space, so then SentencePiece's own offsets are used instead."""
         if "\u2581" in text or not self._lengths_are_spans:
@@ -123,7 +133,7 @@ class SentencePieceTokenizer(Tokenizer):
             lengths[0] -= 1
         return lengths
 
-    def _untiled_spans(self, text: str, ids, n_bytes: int):
+    def aligned_spans(self, text: str, ids, n_bytes: int):
         return self._exact_spans(text)
 
     def _exact_spans(self, text: str) -> tuple[list[int], list[int], list[int]]:

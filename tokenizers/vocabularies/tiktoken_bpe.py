@@ -11,12 +11,8 @@ from typing import AbstractSet
 from tokenizers.core.tokenizer import UnknownTokenIdError
 from tokenizers.bpe.model import BPETokenizer
 from tokenizers.bpe.merges import RecoveredMerges
+from tokenizers.vocabularies import records
 from tokenizers.vocabularies.tiktoken_files import encoding_params, get_encoding
-
-TITLES = {"gpt2": "GPT-2", "r50k_base": "r50k_base", "cl100k_base": "cl100k_base (GPT-4)",
-          "o200k_base": "o200k_base (GPT-4o)", "o200k_harmony": "o200k_harmony (gpt-oss)",
-          "llama3": "Llama 3", "qwen": "Qwen / Qwen2.5", "whisper": "Whisper (multilingual)",
-          "mistral_tekken": "Mistral Tekken"}
 
 
 def from_tiktoken(encoding_name: str) -> BPETokenizer:
@@ -61,7 +57,8 @@ class TiktokenTokenizer(BPETokenizer):
         p = encoding_params(encoding_name)
         vocab = _vocab_of(p["mergeable_ranks"])
         self.name = encoding_name
-        self.title = TITLES.get(encoding_name, encoding_name)
+        record = records.find(encoding_name)
+        self.title = record.title if record is not None else encoding_name
         self.pattern = p["pat_str"]
         self.vocab = vocab
         self.merges = RecoveredMerges(vocab, p["mergeable_ranks"])

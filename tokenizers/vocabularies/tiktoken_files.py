@@ -1,4 +1,4 @@
-"""OpenAI's vocabularies (and, through `vendor_vocab`, other vendors' tiktoken-style ones), read
+"""OpenAI's vocabularies (and, through their records' loaders, other vendors' tiktoken-style ones), read
 through tiktoken's own constructors (`tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS`), which return the split pattern (`pat_str`),
 the ranks (`mergeable_ranks`, bytes -> id) and the special tokens, from the files that set-up
 provisioned. tiktoken checks each file against its pinned sha256 as it reads it; this module reads
@@ -10,7 +10,9 @@ import threading
 
 from tokenizers.core.tokenizer import VocabularyMissingError
 from tokenizers.core.patterns import trust_pattern
-from tokenizers.vocabularies.provision import cache_path, encoding_status, missing_message, tiktoken_pins, use_project_cache
+from tokenizers.vocabularies import records
+from tokenizers.vocabularies.provision import (cache_path, encoding_status, missing_message, tiktoken_pins,
+                                               use_project_cache, vendor_file)
 
 _params: dict[str, dict] = {}
 _lock = threading.Lock()
@@ -29,11 +31,15 @@ def encoding_params(name: str) -> dict:
     with _lock:
         got = _params.get(name)
         if got is None:
-            from tokenizers.vocabularies import vendors as vendor_vocab
-
-            if name in vendor_vocab.LOADERS:  # a vendor's vocabulary, provisioned from its own package
-                got = _params[name] = vendor_vocab.LOADERS[name]()
+            record = records.find(name)
+            if record is not None and not record.from_tiktoken:  # a vendor's file, from its own package
+                got = {**record.loader(vendor_file(name).read_bytes(), record.what), "name": name}
+                if record.pattern is not None:
+                    got["pat_str"] = record.pattern
+                if record.normalizer:
+                    got["normalizer"] = record.normalizer
                 trust_pattern(got["pat_str"])  # the vendor's own pattern (tests hold it to its source)
+                _params[name] = got
                 return got
             from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS
 

@@ -1,6 +1,7 @@
-"""The vendors' own vocabularies in tiktoken's shape: {"name", "pat_str", "mergeable_ranks",
-"special_tokens", "explicit_n_vocab", "normalizer"}, read from the files `provision` took out of each
-vendor's package. The split patterns and special tokens below are the ones each vendor's package
+"""The vendors' own vocabularies in tiktoken's shape ({"mergeable_ranks", "special_tokens",
+"explicit_n_vocab"}; Tekken's file adds its "pat_str"), read from the files `provision` took out of each
+vendor's package; each vocabulary's record (records.py) names its loader here and adds its split
+pattern and normalizer. The split patterns and special tokens below are the ones each vendor's package
 source sets (tests/test_vendor_models.py reads that source out of the provisioned package and holds
 these equal to it):
 
@@ -64,35 +65,31 @@ def read_tiktoken_ranks(data: bytes, what: str) -> dict[bytes, int]:
     return ranks
 
 
-def _ranks(key: str) -> dict[bytes, int]:
-    from tokenizers.vocabularies.provision import VENDOR_FILES, vendor_file
-
-    return read_tiktoken_ranks(vendor_file(key).read_bytes(), VENDOR_FILES[key].what)
-
-
-def llama3() -> dict:
-    ranks = _ranks("llama3")
+# Each loader reads a provisioned file (the bytes, and what to call it in a message) into tiktoken's
+# shape; the record in records.py adds the split pattern and normalizer it states.
+def llama3(data: bytes, what: str) -> dict:
+    ranks = read_tiktoken_ranks(data, what)
     n = len(ranks)
     names = list(LLAMA3_NAMED_SPECIALS) + [f"<|reserved_special_token_{2 + i}|>"
                                            for i in range(LLAMA3_NUM_SPECIALS - len(LLAMA3_NAMED_SPECIALS))]
-    return {"name": "llama3", "pat_str": LLAMA3_PATTERN, "mergeable_ranks": ranks,
-            "special_tokens": {s: n + i for i, s in enumerate(names)}, "explicit_n_vocab": n + len(names)}
+    return {"mergeable_ranks": ranks, "special_tokens": {s: n + i for i, s in enumerate(names)},
+            "explicit_n_vocab": n + len(names)}
 
 
-def qwen() -> dict:
+def qwen(data: bytes, what: str) -> dict:
     names = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(QWEN_EXTRAS))]
-    return {"name": "qwen", "pat_str": QWEN_PATTERN, "mergeable_ranks": _ranks("qwen"),
-            "special_tokens": {s: QWEN_SPECIAL_START + i for i, s in enumerate(names)}, "normalizer": "NFC"}
+    return {"mergeable_ranks": read_tiktoken_ranks(data, what),
+            "special_tokens": {s: QWEN_SPECIAL_START + i for i, s in enumerate(names)}}
 
 
-def whisper() -> dict:
-    ranks = _ranks("whisper")
+def whisper(data: bytes, what: str) -> dict:
+    ranks = read_tiktoken_ranks(data, what)
     names = ["<|endoftext|>", "<|startoftranscript|>", *(f"<|{c}|>" for c in WHISPER_LANGUAGES), "<|translate|>",
              "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
              *(f"<|{i * 0.02:.2f}|>" for i in range(1501))]
     n = len(ranks)
-    return {"name": "whisper", "pat_str": WHISPER_PATTERN, "mergeable_ranks": ranks,
-            "special_tokens": {s: n + i for i, s in enumerate(names)}, "explicit_n_vocab": n + len(names)}
+    return {"mergeable_ranks": ranks, "special_tokens": {s: n + i for i, s in enumerate(names)},
+            "explicit_n_vocab": n + len(names)}
 
 
 def tekken_params(data: bytes, name: str = "mistral_tekken") -> dict:
@@ -121,11 +118,5 @@ def tekken_params(data: bytes, name: str = "mistral_tekken") -> dict:
             "special_tokens": {s: i for i, s in enumerate(specials)}, "explicit_n_vocab": inner + n_special}
 
 
-def mistral_tekken() -> dict:
-    from tokenizers.vocabularies.provision import vendor_file
-
-    return tekken_params(vendor_file("mistral_tekken").read_bytes())
-
-
-LOADERS = {"llama3": llama3, "qwen": qwen, "whisper": whisper, "mistral_tekken": mistral_tekken}
-
+def mistral_tekken(data: bytes, what: str) -> dict:
+    return tekken_params(data)
