@@ -40,7 +40,7 @@ def new_record(monkeypatch):
 def test_one_record_is_all_a_new_vocabulary_needs(new_record):
     # the registry offers it, last in the picker, not picked by default, with its record's title
     assert available_tokenizers()[-1] == "acme_100k" and "acme_100k" not in default_tokenizers()
-    assert (REGISTRY["acme_100k"].title, REGISTRY["acme_100k"].engine) == ("Acme 100k", "tiktoken")
+    assert (REGISTRY["acme_100k"].title, REGISTRY["acme_100k"].about) == ("Acme 100k", new_record.about)
     tok = get_tokenizer("acme_100k")
     assert tok.title == "Acme 100k" and tok.name == "acme_100k"
     # it encodes with cl100k_base's ids, through tiktoken, with its own special tokens

