@@ -309,3 +309,35 @@ def test_a_link_into_a_page_wins_over_what_it_kept(page):
         at.query_params.update({"ws": "0"})
         at.run()
         assert at.toggle(key="compare_ws").value is True
+
+
+def test_bpe_lab_keeps_its_view_step_and_search_after_training():
+    at = app()
+    at.run()
+    go(at, "bpe_lab")
+    at.button(key="lab_classic").click().run()   # trains aaabdaaabac and opens the step view at step 3
+    assert not at.exception and at.session_state["lab_model"] is not None
+    at.slider(key="lab_step").set_value(2).run()
+    at.toggle(key="lab_names").set_value(True).run()
+    away_and_back(at, "bpe_lab", elsewhere="compare")
+    assert at.segmented_control(key="lab_view").value == "Step by step"
+    assert at.slider(key="lab_step").value == 2 and at.toggle(key="lab_names").value is True
+    at.segmented_control(key="lab_view").set_value("Merges").run()
+    at.text_input(key="lab_search").set_value("aa").run()
+    away_and_back(at, "bpe_lab", elsewhere="inside")
+    assert at.segmented_control(key="lab_view").value == "Merges"
+    assert at.text_input(key="lab_search").value == "aa"
+
+
+def test_sentencepiece_lab_keeps_its_open_tab_and_what_is_typed_in_it():
+    at = app()
+    at.run()
+    go(at, "sentencepiece_lab")
+    at.button(key="sp_train").click().run()
+    assert not at.exception and at.session_state["sp_model"] is not None
+    at.session_state["sp_tab"] = "Encode"
+    at.run()
+    at.text_area(key="sp_etext").set_value("kept across pages").run()
+    away_and_back(at, "sentencepiece_lab", elsewhere="languages")
+    assert at.session_state["sp_tab"] == "Encode"
+    assert at.text_area(key="sp_etext").value == "kept across pages"
