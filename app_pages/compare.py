@@ -250,8 +250,9 @@ def pinned_panel(s: Shown, name: str, toks, pos: int, txt: str) -> None:
                     + (" · special token" if t.special else "") + (" · byte-fallback piece" if t.byte_fallback else ""))
         if not t.special and tok.merge_parents(t.id) is not None:
             st.html(render_tree(tok, t.id, max_depth=3, max_nodes=64))
-        query = {"tokenizer": name, "token": str(pos)}
-        query["text" if len(txt) <= URL_TEXT_LIMIT else "id"] = txt if len(txt) <= URL_TEXT_LIMIT else str(t.id)
+        query = links.query("inside", {"tokenizer": name, "token": pos, "text": txt})
+        if "text" not in query:  # too long for a link: Inside opens the token by its id
+            query["id"] = str(t.id)
         l1, l2 = st.columns([3, 1])
         l1.page_link("app_pages/inside.py", label="Open in Inside a token →", icon="🔬", query_params=query)
         if l2.button("Unpin", key=f"{K}unpin_{name}"):

@@ -305,19 +305,25 @@ def write(page: str, **computed) -> dict[str, str]:
     return out
 
 
-def url(page: str, values: dict) -> str | None:
-    """A relative link that opens `page` with these setting values (by parameter), or None when a text
-    is too long for a link."""
-    from urllib.parse import quote, urlencode
-
+def query(page: str, values: dict) -> dict[str, str]:
+    """The query parameters that open `page` with these setting values (by parameter); a text too long
+    for a link is left out."""
     spec = {s.param: s for s in link(page).settings}
-    q = {}
+    out = {}
     for param, value in values.items():
         text = spec[param].kind.format(value)
-        if text is None:
-            return None
-        q[param] = text
-    return "./?" + urlencode(q, quote_via=quote)
+        if text is not None:
+            out[param] = text
+    return out
+
+
+def url(page: str, values: dict) -> str | None:
+    """A relative link that opens `page` with these setting values, or None when a text is too long for
+    a link."""
+    from urllib.parse import quote, urlencode
+
+    q = query(page, values)
+    return "./?" + urlencode(q, quote_via=quote) if len(q) == len(values) else None
 
 
 # -- tabs ------------------------------------------------------------------------------------------------
