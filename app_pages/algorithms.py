@@ -3,6 +3,8 @@
 import pandas as pd
 import streamlit as st
 
+from app_pages import links
+from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
 from app_pages.training_text import training_text
@@ -53,7 +55,7 @@ with st.expander("The five algorithms, in a sentence each"):
 corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
-                             DEFAULT_VOCAB, step=50, key=f"{K}vocab")
+                             DEFAULT_VOCAB, step=50, key=f"{K}vocab", persist_state=KEEP)
 vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
@@ -135,8 +137,8 @@ st.dataframe(pd.DataFrame(summary).astype({"vocab size": "Int64",
 # -- one text, five segmentations --------------------------------------------------------------------
 st.subheader("Segmentation")
 st.session_state.setdefault(f"{K}segment", DEFAULT_TEXT)
-segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment")
-show_ws = st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵")
+segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment", persist_state=KEEP)
+show_ws = st.toggle("Show whitespace", key=f"{K}ws", persist_state=KEEP, help="space ·  tab →  newline ↵")
 clean, _ = clean_text(segment_text)
 clean, size = limits.cut_text(clean, limits.SEGMENT_TEXT_BYTES)
 if size > limits.SEGMENT_TEXT_BYTES:
@@ -172,8 +174,9 @@ trained = [n for n in NAMES if n in models]
 
 def vocab_tab() -> None:
     c1, c2 = st.columns([1, 2])
-    which = c1.selectbox("Vocabulary of", trained, format_func=title, key=f"{K}vocab_alg")
-    q = c2.text_input("Search by spelling or id", key=f"{K}vocab_q", placeholder="e.g. ##ing, est</w>, ▁the")
+    which = c1.selectbox("Vocabulary of", trained, format_func=title, key=f"{K}vocab_alg", persist_state=KEEP)
+    q = c2.text_input("Search by spelling or id", key=f"{K}vocab_q",
+                      persist_state=KEEP, placeholder="e.g. ##ing, est</w>, ▁the")
     tok = models[which]
     rows, matched = vocab_rows(tok, q)
     st.caption(f"{matched:,} of {tok.vocab_size:,} tokens" + (f" match {md_code(q)}" if q.strip() else "")
@@ -184,7 +187,7 @@ def vocab_tab() -> None:
 
 def steps_tab() -> None:
     steppable = [n for n in trained if n != "unigram"]
-    which = st.selectbox("Training of", steppable, format_func=title, key=f"{K}steps_alg")
+    which = st.selectbox("Training of", steppable, format_func=title, key=f"{K}steps_alg", persist_state=KEEP)
     tok = models[which] if which else None
     if "unigram" in models:
         st.caption("Unigram is left out: SentencePiece does not merge pairs, it starts from many candidate pieces "
@@ -206,7 +209,7 @@ def steps_tab() -> None:
     elif tok is not None:
         n = len(tok.history)
         st.session_state[f"{K}step_{which}"] = max(1, min(st.session_state.get(f"{K}step_{which}", 1), n))
-        k = st.slider("Step", 1, n, key=f"{K}step_{which}")
+        k = st.slider("Step", 1, n, key=f"{K}step_{which}", persist_state=KEEP)
         s = tok.history[k - 1]
         left, right, new = (md_code(token_label(tok, i), 60) for i in (*s.pair, s.new_id))
         ratio = s.count / (s.left_count * s.right_count)
@@ -271,7 +274,7 @@ def curve_tab() -> None:
 
 # the tabs keep their state (a widget inside one reruns the page without going back to the first tab),
 # and only the open one runs
-tabs = st.tabs(["Vocabularies", "Training steps", "Length vs vocab size"], key=f"{K}tab", on_change="rerun")
+tabs = links.tabs(["Vocabularies", "Training steps", "Length vs vocab size"], key=f"{K}tab", on_change="rerun")
 for tab, draw in zip(tabs, (vocab_tab, steps_tab, curve_tab)):
     if tab.open:
         with tab:

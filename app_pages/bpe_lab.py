@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import user_tokenizers
 from app_pages.training_text import training_text
@@ -52,18 +53,19 @@ corpus = training_text(K, default_text=DEFAULT_TEXT, first="Paste")
 
 # -- options ---------------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
-vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab")
+vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab",
+                             persist_state=KEEP)
 vocab_size = limits.clamp_int(vocab_size, 256, MAX_VOCAB, 276)  # NaN or a crafted value: never past the bounds
-split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split",
+split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split", persist_state=KEEP,
                      help="Text is cut into chunks first; merges never cross a chunk boundary.")
 pattern, problem = SPLITS[split], ""
 if pattern == "custom":
-    pattern = c2.text_input("Regex (Python `regex` syntax)", r"\w+|\s+|[^\w\s]+", key=f"{K}regex")
+    pattern = c2.text_input("Regex (Python `regex` syntax)", r"\w+|\s+|[^\w\s]+", key=f"{K}regex", persist_state=KEEP)
     try:
         compile_pattern(pattern)
     except PatternError as e:
         problem = str(e)
-specials_raw = c3.text_input("Special tokens (comma-separated)", "<|endoftext|>", key=f"{K}specials")
+specials_raw = c3.text_input("Special tokens (comma-separated)", "<|endoftext|>", key=f"{K}specials", persist_state=KEEP)
 specials = [s.strip() for s in specials_raw.split(",") if s.strip()]
 
 if problem:
@@ -154,18 +156,13 @@ NO_MERGES = ("0 merges were learned (a vocabulary of 256 is just the single byte
              "show here yet: raise the vocabulary size and train again.")
 
 
-def keep_view():
-    """A segmented control can be clicked off; the view stays on what was shown."""
-    if st.session_state.get(f"{K}view") is None:
-        st.session_state[f"{K}view"] = st.session_state.get(f"{K}last_view", VIEWS[0])
-    st.session_state[f"{K}last_view"] = st.session_state[f"{K}view"]
-
-
 # the view is a keyed control, not st.tabs: tabs forget their selection when a widget inside them
 # reruns the page, so moving the step slider jumped back to "Merges"
 VIEWS = ["Merges", "Compression", "Step by step", "Vocabulary trade-off", "Tokens", "Save"]
 st.session_state.setdefault(f"{K}view", VIEWS[0])
-view = st.segmented_control("View", VIEWS, key=f"{K}view", on_change=keep_view, label_visibility="collapsed") or VIEWS[0]
+# required: a segmented control could otherwise be clicked off, leaving no view
+view = st.segmented_control("View", VIEWS, key=f"{K}view", required=True, persist_state=KEEP,
+                            label_visibility="collapsed")
 
 
 def letter_names(n_merges: int) -> dict[int, str]:
@@ -192,8 +189,8 @@ def step_view():
     lab_player(key=f"{K}player", data={"step": min(st.session_state.get(f"{K}step", 0), n), "n": n},
                on_tick=advance_step, on_restart=restart_steps)
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    k = c1.slider("Merges applied", 0, n, key=f"{K}step")
-    named = c2.toggle("Letter names (Z, Y, X…)", key=f"{K}names",
+    k = c1.slider("Merges applied", 0, n, key=f"{K}step", persist_state=KEEP)
+    named = c2.toggle("Letter names (Z, Y, X…)", key=f"{K}names", persist_state=KEEP,
                       help="Write each new token as a capital letter, as worked examples of BPE do.")
     small = tok.truncated(k)
     sample = trained_text[:STEP_TEXT_CHARS]
@@ -224,7 +221,8 @@ def step_view():
 
 
 if view == "Merges":
-    q = st.text_input("Search the merges", key=f"{K}search", placeholder="a token, e.g. ' the' (a space is ·)")
+    q = st.text_input("Search the merges", key=f"{K}search",
+                      persist_state=KEEP, placeholder="a token, e.g. ' the' (a space is ·)")
     rows, matched = merge_rows(tok, q)
     st.caption(f"{matched:,} merges" + (f" matching {md_code(render_token(q.encode('utf-8', 'replace')))}" if q else "")
                + (f"; the first {len(rows):,} are listed" if matched > len(rows) else "")
@@ -257,7 +255,8 @@ elif view == "Vocabulary trade-off":
     elif not tok.history:
         st.info(NO_MERGES)
     else:
-        d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel")
+        d_model = st.number_input("Embedding width d_model", 16, 16384, 768, step=64, key=f"{K}dmodel",
+                                  persist_state=KEEP)
         d_model = limits.clamp_int(d_model, 16, 16384, 768)
         st.plotly_chart(sweep_figure(tok, text_bytes, int(d_model)), key=f"{K}sweep")
         st.caption("A bigger vocabulary makes sequences shorter but the embedding table (and the output layer) "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app_pages.links import KEEP
 from app_pages.shared import all_tokenizer_names, resolve, title_of
 from app_pages.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
@@ -86,9 +87,9 @@ def _editor(k: str) -> list[Message]:
     messages = []
     for n, i in enumerate(turns):
         c1, c2, c3 = st.columns([1.2, 6, 0.8], vertical_alignment="top")
-        role = c1.selectbox(f"Turn {n + 1}", ROLES, key=f"{k}role_{i}")
+        role = c1.selectbox(f"Turn {n + 1}", ROLES, key=f"{k}role_{i}", persist_state=KEEP)
         text = c2.text_area(f"Message {n + 1}", key=f"{k}text_{i}", height=68, label_visibility="collapsed",
-                            max_chars=MAX_CHARS)
+                            max_chars=MAX_CHARS, persist_state=KEEP)
         c3.button("Remove", key=f"{k}remove_{i}", on_click=_remove, args=(k, i), help="Remove this turn")
         messages.append(Message(role, clean_text(text or "")[0]))
     b1, b2, b3, _ = st.columns([1, 1, 1, 3])
@@ -107,11 +108,13 @@ def chat_mode(k: str) -> None:
     with_chat = [n for n in all_tokenizer_names() if n in FORMAT_OF]
     st.session_state.setdefault(f"{k}tokenizers", [n for n in DEFAULT_TOKENIZERS if n in with_chat])
     names = st.multiselect("Tokenizers (each with its own chat format)", with_chat, format_func=title_of,
-                           key=f"{k}tokenizers")
+                           key=f"{k}tokenizers", persist_state=KEEP)
     c1, c2 = st.columns(2)
     prompt = c1.toggle("End with the assistant's header (prompt a reply)", value=True, key=f"{k}prompt",
+                       persist_state=KEEP,
                        help="Off: the text ends after the last message, as stored for training.")
-    show_ws = c2.toggle("Show whitespace", value=True, key=f"{k}ws", help="space ·  tab →  newline ↵")
+    show_ws = c2.toggle("Show whitespace", value=True, key=f"{k}ws", help="space ·  tab →  newline ↵",
+                        persist_state=KEEP)
     others = [title_of(n) for n in all_tokenizer_names() if n not in FORMAT_OF]
     st.caption("No chat format here for: " + escape_markdown(", ".join(others)) + " (base vocabularies, or a "
                "format no package here lets us check).")

@@ -6,6 +6,8 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
+from app_pages import links
+from app_pages.links import KEEP
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder,
                                resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY
@@ -50,27 +52,15 @@ st.caption("Pick a token and see how it came to be: its merge tree, its bytes an
            "text was cut before BPE, and every merge applied while encoding. Click a token in the text to pick it.")
 
 # -- a link (or Compare's "Open in Inside a token") chooses the tokenizer, text and token ------------
-URL_TEXT_LIMIT = 2000
-q = st.query_params.to_dict()
-if "tokenizer" in q and q != st.session_state.get(f"{K}url_written"):
-    if q.get("tokenizer") in all_tokenizer_names():
-        st.session_state[f"{K}tok"] = q["tokenizer"]
-    if "text" in q:
-        st.session_state[f"{K}text"] = q["text"]
-    # ASCII digits only: str.isdigit() is true for "²", which int() refuses
-    if q.get("id", "").isascii() and q.get("id", "").isdigit():
-        st.session_state.update({f"{K}by_id": True, f"{K}id": q["id"][:40]})
-    elif q.get("token", "").isascii() and q.get("token", "").isdigit():
-        st.session_state[f"{K}by_id"] = False
-        st.session_state[f"{K}pick_{st.session_state.get(f'{K}tok', 'cl100k_base')}"] = int(q["token"])
+links.read("inside")
 
 pick = token_clicks(f"{K}clicks", prefix="inside:")
 c1, c2 = st.columns([1, 2])
 st.session_state.setdefault(f"{K}tok", "cl100k_base")
-name = c1.selectbox("Tokenizer", all_tokenizer_names(), format_func=title_of, key=f"{K}tok")
+name = c1.selectbox("Tokenizer", all_tokenizer_names(), format_func=title_of, key=f"{K}tok", persist_state=KEEP)
 replaced = clean_state_text(f"{K}text")
 st.session_state.setdefault(f"{K}text", "Tokenization isn't magic: 안녕하세요 👨‍👩‍👧 naïve café 1234567")
-text = c2.text_area("Text", height=90, key=f"{K}text")
+text = c2.text_area("Text", height=90, key=f"{K}text", persist_state=KEEP)
 tok = resolve(name)
 if tok is None:
     st.stop()
@@ -96,10 +86,10 @@ if pick and pick["owner"] == f"inside:{name}" and pick["pos"] < len(shown):
 st.session_state[pick_key] = numbered_pick(st.session_state.get(pick_key, 0), len(shown))
 
 # -- which token -----------------------------------------------------------------------------------
-by_id = st.toggle("Type a token id instead", key=f"{K}by_id")
+by_id = st.toggle("Type a token id instead", key=f"{K}by_id", persist_state=KEEP)
 token_id, k = None, None
 if by_id:
-    raw = st.text_input("Token id", "15339" if name == "cl100k_base" else "300", key=f"{K}id")
+    raw = st.text_input("Token id", "15339" if name == "cl100k_base" else "300", key=f"{K}id", persist_state=KEEP)
     try:
         ids = parse_ids(raw)
         if len(ids) != 1:
@@ -110,7 +100,7 @@ if by_id:
     except (IdParseError, UnknownTokenIdError) as e:
         st.error(escape_markdown(str(e)))
 elif shown:
-    k = st.selectbox("Token", range(len(shown)), key=pick_key,
+    k = st.selectbox("Token", range(len(shown)), key=pick_key, persist_state=KEEP,
                      format_func=lambda i: f"#{i}  {render_token(shown[i].bytes)!s}  (id {shown[i].id})")
     token_id = shown[k].id
 else:
@@ -118,15 +108,8 @@ else:
 if shown:
     st.html(render_spans(clean, shown, rank_of=tok.merge_rank, owner=f"inside:{name}", pinned=k))
 
-written = {"tokenizer": name}
-if len(clean) <= URL_TEXT_LIMIT:
-    written["text"] = clean
-if by_id and token_id is not None:
-    written["id"] = str(token_id)
-elif k is not None:
-    written["token"] = str(k)
-st.query_params.from_dict(written)
-st.session_state[f"{K}url_written"] = written
+links.write("inside", tokenizer=name, text=clean, id=token_id if by_id else None,
+            token=k if not by_id else None)
 
 if token_id is not None:
     b = tok.token_bytes(token_id)
@@ -187,7 +170,7 @@ with tabs[3]:
     else:
         chunks = bpe.split(clean)[:500]
         st.session_state[f"{K}chunk"] = numbered_pick(st.session_state.get(f"{K}chunk", 0), len(chunks))
-        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk",
+        ci = st.selectbox("Chunk", range(len(chunks)), key=f"{K}chunk", persist_state=KEEP,
                           format_func=lambda i: f"#{i}  {chunks[i][:60]!r}" + (" …" if len(chunks[i]) > 60 else ""))
         ci = numbered_pick(ci, len(chunks))
         n_bytes = len(chunks[ci].encode("utf-8"))
@@ -218,13 +201,14 @@ with tabs[4]:
         example = f"{hi}, {lone}"
         st.caption(f"Try `{example}`: id {lone} is the single byte 0x8B, a UTF-8 continuation byte that "
                    "cannot stand alone.")
-    raw = st.text_input("Token ids", example, key=f"{K}decode")
+    raw = st.text_input("Token ids", example, key=f"{K}decode", persist_state=KEEP)
     render_decoder(tok, raw, key=f"{K}decode")
 
 with tabs[5]:
     v1, v2 = st.columns([2, 1])
-    q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81")
-    cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat")
+    q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81",
+                      persist_state=KEEP)
+    cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat", persist_state=KEEP)
     if name in REGISTRY:
         vocab, longest = registry_vocab(name)
     else:  # a visitor's own: read once per visit (a loaded model may hold a million tokens)

@@ -6,6 +6,8 @@ import time
 import pandas as pd
 import streamlit as st
 
+from app_pages import links
+from app_pages.links import KEEP
 from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
@@ -44,9 +46,10 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
     """Grouped bars of a chosen metric, a premium heatmap, a sortable table and a CSV download."""
     titles = {n: title_of(n) for n in df["tokens"].columns}
     c1, c2 = st.columns([1, 1])
-    metric_label = c1.selectbox("Chart", list(METRICS), key=f"{key}_metric")
+    metric_label = c1.selectbox("Chart", list(METRICS), key=f"{key}_metric", persist_state=KEEP)
     metric = METRICS[metric_label]
-    order = c2.selectbox("Order", ["as listed", "by the first tokenizer's value"], key=f"{key}_order")
+    order = c2.selectbox("Order", ["as listed", "by the first tokenizer's value"], key=f"{key}_order",
+                         persist_state=KEEP)
     table = df[metric].rename(columns=titles)
     if order != "as listed":
         table = table.sort_values(table.columns[0], ascending=False)
@@ -70,7 +73,8 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
 def reference_picker(codes: list[str], default: str, labels: dict[str, str], key: str) -> str:
     if st.session_state.get(key) not in codes:
         st.session_state[key] = default if default in codes else codes[0]
-    return st.selectbox("Reference (premium 1.0)", codes, format_func=lambda c: labels.get(c, c), key=key)
+    return st.selectbox("Reference (premium 1.0)", codes, format_func=lambda c: labels.get(c, c), key=key,
+                        persist_state=KEEP)
 
 
 # -- the page ----------------------------------------------------------------------------------------
@@ -82,13 +86,14 @@ st.caption("The same message costs a different number of tokens in every languag
 # tokenizer is one click away (loading all thirteen on a first visit took 4-10 s)
 st.session_state.setdefault(f"{K}tokenizers", [*default_tokenizers(), "o200k_base"])
 st.session_state[f"{K}tokenizers"] = [n for n in st.session_state[f"{K}tokenizers"] if n in all_tokenizer_names()]
-names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers")
+names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers",
+                       persist_state=KEEP)
 toks = {n: t for n in names if (t := resolve(n)) is not None}
 if not toks:
     st.info("Pick at least one tokenizer.")
     st.stop()
 
-tabs = st.tabs(TABS, key=f"{K}tab", bind="query-params")
+tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
 
 with tabs[0]:
     if tabs[0].open:
@@ -128,7 +133,8 @@ with tabs[1]:
             st.stop()
         draw_results(df, labels, ref, f"{K}code", None, "token_premium_code.csv")
         with st.expander("The programs"):
-            shown = st.selectbox("Program", list(PROGRAMS), format_func=labels.get, key=f"{K}code_show")
+            shown = st.selectbox("Program", list(PROGRAMS), format_func=labels.get, key=f"{K}code_show",
+                                 persist_state=KEEP)
             st.code(PROGRAMS[shown].source, language=shown)
 
 with tabs[2]:

@@ -1,11 +1,11 @@
 """Quirks: why a model can't spell, add or count, shown live on editable examples; and the evidence
 read from the vocabularies themselves (numbers, unreachable and partial tokens, rare long tokens)."""
 
-from urllib.parse import quote, urlencode
-
 import pandas as pd
 import streamlit as st
 
+from app_pages import links
+from app_pages.links import KEEP
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of,
                                tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
@@ -20,23 +20,12 @@ from ui.spans import LEGEND, render_small_header, render_spans
 
 K = "quirks_"
 MAX_SPAN_TOKENS = 1500   # tokens drawn per tokenizer and text (counts cover the whole text)
-LINK_LIMIT = 2000        # Compare keeps texts up to this long in its link
+LINK_LIMIT = links.TEXT_LIMIT  # Compare keeps texts up to this long in its link
 MAX_ROWS = 500           # rows shown in the audit's lists
 TABS = ["Gallery", "Numbers", "Vocabulary audit", "Rare long tokens"]
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-def kept(key: str, default):
-    """Give a widget its value back after runs in which it was not drawn (another tab was open):
-    Streamlit forgets the state of widgets that a run does not draw."""
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(f"{key}__kept", default)
-
-
-def keep(key: str) -> None:
-    st.session_state[f"{key}__kept"] = st.session_state[key]
-
-
 def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
     """Tokenize, from the results store all visitors share (service/cache.py: a rerun re-draws every card,
     and the store's budget bounds what the server keeps, however many visitors come); a failure is
@@ -48,12 +37,7 @@ def compare_link(text: str, names: list[str], special: bool = False) -> str | No
     """A link that opens `text` on Compare (a new tab, so a new visit reads the link), or None when
     the text is too long for a link. Tokenizers trained in this visit do not exist there."""
     shared = [n for n in names if n in REGISTRY] or default_tokenizers()
-    if len(text) > LINK_LIMIT:
-        return None
-    q = {"text": text, "tokenizers": ",".join(shared)}
-    if special:
-        q["special"] = "1"
-    return "./?" + urlencode(q, quote_via=quote)
+    return links.url("compare", {"text": text, "tokenizers": shared, **({"special": True} if special else {})})
 
 
 def link_button(label: str, text: str, names: list[str], key: str, special: bool = False) -> None:
@@ -101,7 +85,7 @@ def load_preset(card: Card) -> None:
         return
     p = next(p for p in card.presets if p.label == label)
     for suffix, value in (("_a", p.a), ("_b", p.b or ""), ("_two", p.b is not None)):
-        st.session_state[k + suffix] = st.session_state[f"{k}{suffix}__kept"] = value
+        st.session_state[k + suffix] = value
     st.session_state[f"{k}_preset"] = None  # back to the placeholder: the text is the visitor's now
 
 
@@ -138,26 +122,24 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
     first = card.presets[0]
     special = card.extra == "special"
     ws = card.whitespace
-    kept(f"{k}_a", first.a)
-    kept(f"{k}_b", first.b or "")
-    kept(f"{k}_two", first.b is not None)
+    # the cards' widgets keep their values while another tab is open (persist_state, app_pages/links.py)
+    st.session_state.setdefault(f"{k}_a", first.a)
+    st.session_state.setdefault(f"{k}_b", first.b or "")
+    st.session_state.setdefault(f"{k}_two", first.b is not None)
     with st.container(border=True, key=f"{k}_card"):
         st.subheader(card.title, anchor=card.key)
         st.markdown(card.body)
         c1, c2 = st.columns([2, 1])
         c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
                      key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
-        two = c2.toggle("Text B beside it", key=f"{k}_two")
-        keep(f"{k}_two")
+        two = c2.toggle("Text B beside it", key=f"{k}_two", persist_state=KEEP)
         replaced = clean_state_text(f"{k}_a") + clean_state_text(f"{k}_b")
         height = text_height(st.session_state[f"{k}_a"], st.session_state[f"{k}_b"] if two else "")
         cols = st.columns(2) if two else [st.container()]
-        a = cols[0].text_area("Text A" if two else "Text", key=f"{k}_a", height=height)
-        keep(f"{k}_a")
+        a = cols[0].text_area("Text A" if two else "Text", key=f"{k}_a", persist_state=KEEP, height=height)
         b = ""
         if two:
-            b = cols[1].text_area("Text B", key=f"{k}_b", height=height)
-            keep(f"{k}_b")
+            b = cols[1].text_area("Text B", key=f"{k}_b", persist_state=KEEP, height=height)
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
         a, b = clean_text(a)[0], clean_text(b)[0]
@@ -344,9 +326,10 @@ def draw_audit(names: list[str], toks: dict[str, Tokenizer]) -> None:
     c1, c2, c3 = st.columns([1, 1, 2])
     if st.session_state.get(f"{K}audit_tok") not in names:  # o200k_base has unreachable tokens to show
         st.session_state[f"{K}audit_tok"] = "o200k_base" if "o200k_base" in names else names[0]
-    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}audit_tok")
-    kind = c2.selectbox("List", list(AUDIT_LISTS), key=f"{K}audit_list")
-    query = c3.text_input("Search by id, text or hex bytes", key=f"{K}audit_q", placeholder="3914, //, E4 BA")
+    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}audit_tok", persist_state=KEEP)
+    kind = c2.selectbox("List", list(AUDIT_LISTS), key=f"{K}audit_list", persist_state=KEEP)
+    query = c3.text_input("Search by id, text or hex bytes", key=f"{K}audit_q", persist_state=KEEP,
+                          placeholder="3914, //, E4 BA")
     what = AUDIT_LISTS[kind]
     ids = audit_of(name, toks[name])[what]
     shown = audit_rows(toks[name], ids, query, what)
@@ -380,8 +363,8 @@ def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
     c1, c2 = st.columns([1, 1])
     if st.session_state.get(f"{K}rare_tok") not in names:
         st.session_state[f"{K}rare_tok"] = "gpt2" if "gpt2" in names else names[0]
-    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}rare_tok")
-    limit = c2.select_slider("How many", [20, 50, 100, 200], value=50, key=f"{K}rare_n")
+    name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}rare_tok", persist_state=KEEP)
+    limit = c2.select_slider("How many", [20, 50, 100, 200], value=50, key=f"{K}rare_n", persist_state=KEEP)
     tok = toks[name]
     if name in REGISTRY:
         ids = registry_unused(name, limit)
@@ -412,20 +395,19 @@ st.title("Quirks")
 st.caption("Why can't a model spell, reverse a string or add big numbers? Why does it stop at <|endoftext|>? "
            "Each card answers with a live example you can edit; the tabs after the gallery compute the evidence "
            "from the vocabularies themselves.")
-tabs = st.tabs(TABS, key=f"{K}tab", bind="query-params")
+tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
 with tabs[0]:
     if tabs[0].open:
-        kept(f"{K}tokenizers", default_tokenizers())
+        st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())
         st.session_state[f"{K}tokenizers"] = [n for n in st.session_state[f"{K}tokenizers"]
                                               if n in all_tokenizer_names()]
-        names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers")
-        keep(f"{K}tokenizers")
+        names = st.multiselect("Tokenizers", all_tokenizer_names(), format_func=title_of, key=f"{K}tokenizers",
+                               persist_state=KEEP)
         toks = {n: t for n in names if (t := resolve(n)) is not None}
         c1, c2 = st.columns([1, 3])
         with c1:
-            kept(f"{K}ws", False)
-            st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵ in every card")
-            keep(f"{K}ws")
+            st.toggle("Show whitespace", key=f"{K}ws",
+                      persist_state=KEEP, help="space ·  tab →  newline ↵ in every card")
         with c2:
             st.html(LEGEND)
         if not toks:

@@ -7,6 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.long_work import stop_button, was_stopped
+from app_pages import links
+from app_pages.links import KEEP
 from app_pages.shared import clean_state_text, user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers.sentencepiece.model import ModelFormatError
@@ -46,27 +48,6 @@ def opt_key(name: str) -> str:
     return f"{K}opt_{name}"
 
 
-# Streamlit forgets the state of a widget that a run does not draw (another page, another source, a closed
-# tab), so the values a person set are copied aside and put back when the page draws them again
-SAVED = f"{K}saved"
-KEPT = [f"{K}{k}" for k in ("source", "text", "builtin_size", "preset", "split_long")] + [
-    opt_key(name) for name in OPTIONS]
-KEPT_TABS = [f"{K}{k}" for k in ("tab", "etext", "btext", "ltext", "stext", "vq", "vkind", "vcat", "nbest", "n",
-                                 "alpha", "nbest_size")]
-
-
-def restore(keys: list[str]) -> None:
-    saved = st.session_state.setdefault(SAVED, {})
-    for key in keys:
-        if key not in st.session_state and key in saved:
-            st.session_state[key] = saved[key]
-
-
-def remember(keys: list[str]) -> None:
-    saved = st.session_state.setdefault(SAVED, {})
-    saved.update({key: st.session_state[key] for key in keys if key in st.session_state})
-
-
 def apply_preset() -> None:
     """Set every option's widget to the chosen preset (vocab_size stays: the presets change the recipe,
     not the size)."""
@@ -97,17 +78,17 @@ def option_widget(col, name: str) -> None:
     key, kind = opt_key(name), KIND_OF_OPTION[type(opt.default)]
     default = f"{opt.default:,}" if kind == "int" else (repr(opt.default) if kind == "str" else str(opt.default))
     if opt.choices:
-        col.selectbox(name, opt.choices, key=key)
+        col.selectbox(name, opt.choices, key=key, persist_state=KEEP)
     elif kind == "bool":
-        col.checkbox(name, key=key)
+        col.checkbox(name, key=key, persist_state=KEEP)
     elif kind == "int":
         lo = INT_BOUNDS.get(name, -1)
         col.number_input(name, min_value=lo, max_value=MAX_VOCAB if name == "vocab_size" else 2_000_000_000,
-                         step=1, key=key)
+                         step=1, key=key, persist_state=KEEP)
     elif kind == "float":
-        col.number_input(name, min_value=0.0, max_value=2.0, step=0.0001, format="%.5f", key=key)
+        col.number_input(name, min_value=0.0, max_value=2.0, step=0.0001, format="%.5f", key=key, persist_state=KEEP)
     else:
-        col.text_input(name, key=key)
+        col.text_input(name, key=key, persist_state=KEEP)
     changed = st.session_state[key] != opt.default
     col.caption(f"{opt.help} Library default: `{default or '(empty)'}`" + (" · **changed**" if changed else ""))
 
@@ -169,9 +150,10 @@ def vocabulary_tab(tok, report, trained) -> None:
                "when byte fallback is on, then the learned pieces. A BPE model lists its single characters last; a "
                "unigram model orders every piece by its log-probability, so characters sit among the others.")
     v1, v2, v3 = st.columns([2, 1, 1])
-    q = v1.text_input("Search by id, piece or hex bytes", key=f"{K}vq", placeholder="300, ▁the, E2 96 81")
-    kind = v2.selectbox("Kind", SP_KINDS, key=f"{K}vkind")
-    cat = v3.selectbox("Show", CATEGORIES, key=f"{K}vcat")
+    q = v1.text_input("Search by id, piece or hex bytes", key=f"{K}vq",
+                      persist_state=KEEP, placeholder="300, ▁the, E2 96 81")
+    kind = v2.selectbox("Kind", SP_KINDS, key=f"{K}vkind", persist_state=KEEP)
+    cat = v3.selectbox("Show", CATEGORIES, key=f"{K}vcat", persist_state=KEEP)
     rows, matched = sp_vocab_rows(tok, q, kind, cat)
     st.caption(f"{matched:,} piece(s) match; the first {len(rows):,} are listed. The score is a log-probability "
                "in a unigram model and minus the merge order in a BPE model.")
@@ -181,7 +163,7 @@ def vocabulary_tab(tok, report, trained) -> None:
 def encode_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}etext", PROBE_TEXT)
     clean_state_text(f"{K}etext")
-    etext = st.text_area("Text to encode", height=80, key=f"{K}etext")
+    etext = st.text_area("Text to encode", height=80, key=f"{K}etext", persist_state=KEEP)
     clean, _ = clean_text(etext)
     clean, size = limits.cut_text(clean, limits.ENCODE_TEXT_BYTES)
     if size > limits.ENCODE_TEXT_BYTES:
@@ -208,7 +190,8 @@ def encode_tab(tok, report, trained) -> None:
 def byte_fallback_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}btext", PROBE_TEXT)
     clean_state_text(f"{K}btext")
-    btext = clean_text(st.text_input("Text with characters the corpus never had", key=f"{K}btext"))[0]
+    btext = clean_text(st.text_input("Text with characters the corpus never had", key=f"{K}btext",
+                                     persist_state=KEEP))[0]
     if len(btext) > SAMPLE_CHARS:
         st.caption(f"The first {SAMPLE_CHARS} characters are compared.")
         btext = btext[:SAMPLE_CHARS]
@@ -259,9 +242,10 @@ def merge_tree_tab(tok, report, trained) -> None:
         learned = [i for i in range(tok.vocab_size) if tok.piece_kind(i) == "learned"]
         # the longest first, runs of ▁ (whitespace-only pieces) after the rest
         longest = sorted(learned, key=lambda i: (not tok.piece_of(i).strip("\u2581"), -len(tok.piece_of(i)), i))[:300]
-        pick = st.selectbox("Piece (the 300 longest)", longest, key=f"{K}tree_pick",
+        pick = st.selectbox("Piece (the 300 longest)", longest, key=f"{K}tree_pick", persist_state=KEEP,
                             format_func=lambda i: f"{tok.piece_of(i)}  (id {i})")
-        typed = st.text_input("…or type a piece or an id", key=f"{K}tree_typed", placeholder="▁the, 300")
+        typed = st.text_input("…or type a piece or an id", key=f"{K}tree_typed",
+                              persist_state=KEEP, placeholder="▁the, 300")
         target = pick
         if typed.strip():
             # a leading space is the ▁ of a piece; ASCII digits only (str.isdigit() is true for "²")
@@ -287,7 +271,7 @@ def lattice_tab(tok, report, trained) -> None:
     else:
         st.session_state.setdefault(f"{K}ltext", "Hello world")
         clean_state_text(f"{K}ltext")
-        ltext = clean_text(st.text_input("A short text", key=f"{K}ltext"))[0]
+        ltext = clean_text(st.text_input("A short text", key=f"{K}ltext", persist_state=KEEP))[0]
         # normalizing changes the length a little (the ▁ prefix, NFKC): a text far too long is not built at all
         lattice = build_lattice(tok, ltext) if ltext and len(ltext) <= 2 * LATTICE_CHARS else None
         if not ltext:
@@ -306,7 +290,7 @@ def lattice_tab(tok, report, trained) -> None:
                        + (f", {shown:,} drawn" if shown < total else "") + ") with its log-probability. The red "
                        f"path is Viterbi's best: total {lattice.best_score:.3f}, the highest sum of log-probabilities "
                        "of pieces that spell the text.")
-            nb = st.columns(4)[0].number_input("n-best segmentations", 1, 50, 8, key=f"{K}nbest")
+            nb = st.columns(4)[0].number_input("n-best segmentations", 1, 50, 8, key=f"{K}nbest", persist_state=KEEP)
             best = tok.nbest(ltext, limits.clamp_int(nb, 1, 50, 8))
             st.markdown("**The n best segmentations** (SentencePiece's `nbest_encode`), best first; the first is "
                         "what `encode` returns:")
@@ -318,13 +302,14 @@ def lattice_tab(tok, report, trained) -> None:
 def sampling_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}stext", "subword regularization")
     clean_state_text(f"{K}stext")
-    stext = clean_text(st.text_input("Text to segment again and again", key=f"{K}stext"))[0][:SAMPLE_CHARS]
+    stext = clean_text(st.text_input("Text to segment again and again", key=f"{K}stext",
+                                     persist_state=KEEP))[0][:SAMPLE_CHARS]
     s1, s2, s3 = st.columns(3)
-    n = s1.slider("Samples", 10, 1000, 200, step=10, key=f"{K}n")
-    alpha = s2.slider("alpha", 0.0, 1.0, 0.1, step=0.01, key=f"{K}alpha",
+    n = s1.slider("Samples", 10, 1000, 200, step=10, key=f"{K}n", persist_state=KEEP)
+    alpha = s2.slider("alpha", 0.0, 1.0, 0.1, step=0.01, key=f"{K}alpha", persist_state=KEEP,
                       help="Unigram: the smoothing exponent (small alpha: close to uniform over segmentations; "
                            "large: close to the best one). BPE: the probability of dropping each merge.")
-    nbest_size = s3.number_input("nbest_size (unigram)", -1, 64, -1, key=f"{K}nbest_size",
+    nbest_size = s3.number_input("nbest_size (unigram)", -1, 64, -1, key=f"{K}nbest_size", persist_state=KEEP,
                                  help="-1 samples from the whole lattice; k > 1 from the k best segmentations.")
     nbest_size = limits.clamp_int(nbest_size, -1, 64, -1)
     partner_type = "bpe" if tok.model_type == "unigram" else "unigram"
@@ -388,8 +373,6 @@ st.title("SentencePiece Lab")
 st.caption("Train a SentencePiece model (BPE or unigram) with the settings that real models use, then look inside: "
            "the vocabulary's layout, byte fallback, merge trees, the unigram lattice and sampled segmentations.")
 
-restore(KEPT)
-
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, text_label="Text to train on (each line is a sentence)",
                        builtin_note="English only: Korean and emoji are characters it never saw.")
@@ -404,7 +387,7 @@ for name, opt in OPTIONS.items():  # first visit: the preset's values, and a voc
         st.session_state[opt_key(name)] = 1000 if name == "vocab_size" else \
             PRESETS[st.session_state[f"{K}preset"]].get(name, opt.default)
 c1, c2, c3 = st.columns([1.2, 1, 1])
-c1.selectbox("Preset", list(PRESETS), key=f"{K}preset", on_change=apply_preset,
+c1.selectbox("Preset", list(PRESETS), key=f"{K}preset", persist_state=KEEP, on_change=apply_preset,
              help="Sets every option below except vocab_size.")
 option_widget(c2, "model_type")
 option_widget(c3, "vocab_size")
@@ -423,8 +406,7 @@ with st.expander("All options, with what each does and SentencePiece's default",
         option_widget(cols[k % 3], name)
 
 split_long = st.checkbox("Split lines longer than max_sentence_length before training (SentencePiece skips them)",
-                         key=f"{K}split_long")
-remember(KEPT)
+                         key=f"{K}split_long", persist_state=KEEP)
 train_now = st.button("Train", type="primary", key=f"{K}train")
 if any([was_stopped(f"{K}stop"), was_stopped(f"{K}stop_twin")]):
     st.warning("Training stopped. The model trained before (if any) is kept.")
@@ -516,10 +498,9 @@ else:
 TABS = {"Vocabulary": vocabulary_tab, "Encode": encode_tab, "Byte fallback": byte_fallback_tab,
         "Merge tree": merge_tree_tab, "Lattice": lattice_tab, "Sampling": sampling_tab,
         "Model & downloads": model_tab}
-# only the open tab runs (sampling and lattices are not free), and the open tab survives a rerun
-restore(KEPT_TABS)
-for tab, draw in zip(st.tabs(list(TABS), key=f"{K}tab", on_change="rerun"), TABS.values()):
+# only the open tab runs (sampling and lattices are not free); the open tab and every widget keep their
+# values while they are not drawn (another tab, another page: app_pages/links.py)
+for tab, draw in zip(links.tabs(list(TABS), key=f"{K}tab", on_change="rerun"), TABS.values()):
     if tab.open:
         with tab:
             draw(tok, report, trained)
-remember(KEPT_TABS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.links import KEEP
 from app_pages.shared import clean_state_text
 from tokenizers.core.corpus import stdlib_docstrings
 from service import uploads
@@ -19,12 +20,12 @@ def training_text(k: str, *, default_text: str, first: str = "Built-in corpus", 
     """The chosen text (lone surrogates and invalid bytes already replaced, and said so). `k` is the
     page's widget-key prefix: its widgets are `{k}source`, `{k}text`, `{k}upload`, `{k}builtin_size`."""
     order = [first, *(s for s in SOURCES if s != first)]
-    source = st.radio("Training text", order, horizontal=True, key=f"{k}source")
+    source = st.radio("Training text", order, horizontal=True, key=f"{k}source", persist_state=KEEP)
     corpus = ""
     if source == "Paste":
         st.session_state.setdefault(f"{k}text", default_text)
         lone = clean_state_text(f"{k}text")
-        corpus = st.text_area(text_label, height=height, key=f"{k}text")
+        corpus = st.text_area(text_label, height=height, key=f"{k}text", persist_state=KEEP)
         if lone:
             st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
     elif source == "Upload a file":
@@ -40,7 +41,7 @@ def training_text(k: str, *, default_text: str, first: str = "Built-in corpus", 
             except uploads.UploadError as e:
                 st.error(escape_markdown(str(e)))
     else:
-        size = st.select_slider("Size", BUILTIN_SIZES, value=100_000, key=f"{k}builtin_size",
+        size = st.select_slider("Size", BUILTIN_SIZES, value=100_000, key=f"{k}builtin_size", persist_state=KEEP,
                                 format_func=lambda n: f"{n // 1000} KB")
         corpus = stdlib_docstrings(size)
         st.caption("Docstrings of Python's standard library, read from this machine (nothing is downloaded)."

@@ -1,0 +1,338 @@
+"""A page's settings between the session, the link and the next visit.
+
+Each page that has a link declares it here as data: every setting's query parameter, its session-state
+key (the widget's key), its type (a 0/1 flag, a choice from a list, registry names, a text the link
+carries up to 2,000 characters, ASCII digits) and when the link omits it. `read(page)` puts a link's
+values into session state before the page draws its widgets, ignoring what does not parse;
+`write(page)` puts session state back into the link after the widgets, so the address bar always
+reproduces the view.
+
+Keeping a page's settings while a visitor is elsewhere (another page, another tab, another mode) is
+Streamlit's own `persist_state="session"` on each widget: Streamlit then keeps the widget's value when a
+run does not draw it, instead of deleting it, and gives it back when the widget is drawn again.
+`KEEP` is that argument; tests/test_page_state.py holds every keyed input widget of app_pages/ to it.
+Tabs have no such option, so `tabs()` below keeps the open tab in a session key of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import streamlit as st
+
+KEEP = "session"            # persist_state=KEEP: the widget keeps its value while it is not drawn
+TEXT_LIMIT = 2000           # longer texts are not put in a link
+LAB_NAMES = ("lab_bpe",)    # what the labs add for a visit (tokenizers a link cannot carry)
+
+
+# -- kinds: how one parameter's text becomes a value, and back -------------------------------------------
+class Invalid(Exception):
+    """A parameter's value that this kind does not accept: the setting keeps what it had."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """`1` is on, anything else off (`0` is what the page writes)."""
+
+    def parse(self, raw: str) -> bool:
+        return raw == "1"
+
+    def format(self, value) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of `options` (or an old name for one, in `aliases`); `values` maps a parameter's text to the
+    widget's value when the two differ (mode=chat is the radio's "Chat")."""
+    options: tuple = ()
+    aliases: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+
+    def parse(self, raw: str):
+        raw = self.aliases.get(raw, raw)
+        value = self.values.get(raw, raw)
+        if value not in self.options:
+            raise Invalid(raw)
+        return value
+
+    def format(self, value) -> str:
+        back = {v: k for k, v in self.values.items()}
+        return str(back.get(value, value))
+
+
+@dataclass(frozen=True)
+class Names:
+    """Comma-separated tokenizer names, matched without regard to case, each once. With `single`, one
+    name that must exist. What matches nothing is reported by `read` (see Read.unknown / Read.lab)."""
+    single: bool = False
+
+    def parse(self, raw: str):
+        from app_pages.shared import all_tokenizer_names
+
+        if self.single:
+            if raw not in all_tokenizer_names():
+                raise Invalid(raw)
+            return raw
+        by_lower = {n.lower(): n for n in all_tokenizer_names()}
+        asked = [n.strip() for n in raw.split(",") if n.strip()]
+        return list(dict.fromkeys(by_lower[n.lower()] for n in asked if n.lower() in by_lower))
+
+    @staticmethod
+    def missing(raw: str) -> list[str]:
+        from app_pages.shared import all_tokenizer_names
+
+        known = {n.lower() for n in all_tokenizer_names()}
+        return [n for n in (n.strip() for n in raw.split(",")) if n and n.lower() not in known]
+
+    def format(self, value) -> str:
+        return value if self.single else ",".join(value)
+
+
+@dataclass(frozen=True)
+class Int:
+    """A whole number written in ASCII digits (the page bounds it where it uses it)."""
+
+    def parse(self, raw: str) -> int:
+        if not (raw.isascii() and raw.isdigit()):
+            raise Invalid(raw)
+        return int(raw[:40])
+
+    def format(self, value) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Any string, as it is (a name the page checks against what it shows)."""
+
+    def parse(self, raw: str) -> str:
+        return raw
+
+    def format(self, value) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Text:
+    """Any text; the link carries it only up to `limit` characters (a longer one is left out)."""
+    limit: int = TEXT_LIMIT
+
+    def parse(self, raw: str) -> str:
+        return raw
+
+    def format(self, value) -> str | None:
+        return value if len(value) <= self.limit else None
+
+
+@dataclass(frozen=True)
+class Digits:
+    """ASCII digits only (str.isdigit() is true for "²", which int() refuses), at most `max_len`."""
+    max_len: int = 40
+
+    def parse(self, raw: str) -> str:
+        if not (raw.isascii() and raw.isdigit()):
+            raise Invalid(raw)
+        return raw[:self.max_len]
+
+    def format(self, value) -> str:
+        return str(value)
+
+
+# -- settings and links --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Setting:
+    """One query parameter. `key` is the session-state key it sets (a function of session state when
+    it depends on another setting); `also` are keys set with it. `write` says when the link carries
+    it: "always", "changed" (only when it is not `default`), "page" (only when the page gives its value
+    to `write`), or a predicate on session state."""
+    param: str
+    key: str | Callable[[Any], str]
+    kind: Any
+    default: Any = None
+    write: str | Callable[[Any], bool] = "always"
+    also: dict = field(default_factory=dict)
+
+    def state_key(self, state) -> str:
+        return self.key(state) if callable(self.key) else self.key
+
+
+@dataclass(frozen=True)
+class Link:
+    """A page's link. `read_when`: "visit" reads it once per visit (the first run of the page);
+    "changed" reads it whenever it differs from what the page last wrote and holds `needs` (a link into
+    the page from another one, such as Compare's "Open in Inside a token")."""
+    settings: tuple[Setting, ...]   # read in this order: a later one that sets a key an earlier one set
+                                    # through `also` is skipped (Inside's id=… wins over token=…)
+    read_when: str = "visit"
+    needs: str | None = None
+
+
+@dataclass
+class Read:
+    """What `read` found: the values it set, names it did not know (a link to tokenizers this server
+    does not have, or one trained in a lab of another visit), and whether a text held U+FFFD (the
+    browser's stand-in for bytes that were not UTF-8)."""
+    values: dict = field(default_factory=dict)
+    unknown: list = field(default_factory=list)
+    lab: list = field(default_factory=list)
+    replacement_char: bool = False
+
+
+# Compare's choices (the page draws them; the link names them)
+VIEWS = ["Spans", "Text with boundaries", "IDs", "Table"]
+VIEW_ALIASES = {"Boundaries": "Text with boundaries"}
+FONT_SIZES = {"S": "0.85rem", "M": "0.95rem", "L": "1.25rem", "XL": "1.6rem"}
+MODES = ("Paste", "Chat")
+
+
+def _compare() -> Link:
+    k = "compare_"
+    mode = Choice(MODES, values={"chat": "Chat"})
+    return Link((
+        Setting("tokenizers", f"{k}tokenizers", Names()),
+        Setting("special", f"{k}special", Flag(), False),
+        Setting("ws", f"{k}ws", Flag(), False),
+        Setting("alt", f"{k}alt", Flag(), False),
+        Setting("view", f"{k}view", Choice(tuple(VIEWS), VIEW_ALIASES), VIEWS[0]),
+        Setting("diff", f"{k}diff", Flag(), False, write="changed"),
+        Setting("ref", f"{k}ref", Raw(), "", write=lambda s: s.get(f"{k}diff", False)),
+        Setting("present", f"{k}present", Flag(), False, write="changed"),
+        Setting("font", f"{k}font", Choice(tuple(FONT_SIZES)), "M", write="changed"),
+        Setting("ab", f"{k}ab", Flag(), False, write="changed"),
+        Setting("text", f"{k}text", Text()),
+        Setting("text_b", f"{k}text_b", Text(), write=lambda s: s.get(f"{k}ab", False)),
+        Setting("mode", f"{k}mode", mode, MODES[0], write="changed"),
+    ))
+
+
+def _compare_chat() -> Link:
+    """Compare in chat mode: the link says so and nothing else (the conversation is too long for one)."""
+    return Link((Setting("mode", "compare_mode", Choice(MODES, values={"chat": "Chat"}), MODES[0],
+                         write="changed"),))
+
+
+def _inside() -> Link:
+    k = "inside_"
+    return Link((
+        Setting("tokenizer", f"{k}tok", Names(single=True)),
+        Setting("text", f"{k}text", Text()),
+        Setting("id", f"{k}id", Digits(40), also={f"{k}by_id": True}, write="page"),
+        Setting("token", lambda s: f"{k}pick_{s.get(f'{k}tok', 'cl100k_base')}", Int(),
+                also={f"{k}by_id": False}, write="page"),
+    ), read_when="changed", needs="tokenizer")
+
+
+LINKS: dict[str, Callable[[], Link]] = {"compare": _compare, "compare_chat": _compare_chat, "inside": _inside}
+
+
+def link(page: str) -> Link:
+    return LINKS[page]()
+
+
+def _written_key(page: str) -> str:
+    return f"tl_link_{page}"
+
+
+def read(page: str) -> Read | None:
+    """The link's values into session state (before the page draws its widgets), when this page reads
+    its link on this run (see Link.read_when). Values that do not parse are ignored: the setting keeps
+    what it had. Returns what was read, or None when the link was not read."""
+    spec = link(page)
+    q = st.query_params.to_dict()
+    done = _written_key(page)
+    if spec.read_when == "visit":
+        if st.session_state.get(done + "_read"):
+            return None
+        st.session_state[done + "_read"] = True
+    elif spec.needs not in q or q == st.session_state.get(done):
+        return None
+    out = Read()
+    taken: set[str] = set()   # keys set through `also` by an earlier parameter (id=… wins over token=…)
+    for s in spec.settings:
+        if s.param not in q:
+            continue
+        raw = q[s.param]
+        if isinstance(s.kind, Names) and not s.kind.single:
+            missing = Names.missing(raw)
+            out.unknown += [n for n in missing if n.lower() not in LAB_NAMES]
+            out.lab += [n for n in missing if n.lower() in LAB_NAMES]
+        try:
+            value = s.kind.parse(raw)
+        except Invalid:
+            continue
+        if s.also and taken & set(s.also):
+            continue
+        st.session_state[s.state_key(st.session_state)] = value
+        st.session_state.update(s.also)
+        taken |= set(s.also)
+        out.values[s.param] = value
+        if isinstance(s.kind, Text) and "\ufffd" in value:
+            out.replacement_char = True
+    return out
+
+
+def params(page: str, **computed) -> dict[str, str]:
+    """The link of session state as it is now. `computed` gives a parameter's value where the page
+    computed it (Inside's checked token id); None leaves it out."""
+    spec = link(page)
+    state = st.session_state
+    out: dict[str, str] = {}
+    for s in spec.settings:
+        if s.param in computed:  # the page's own value for it, or None: left out
+            value = computed[s.param]
+        elif s.write == "page":
+            continue
+        else:
+            value = state.get(s.state_key(state), s.default)
+            if (s.write == "changed" and value == s.default) or (callable(s.write) and not s.write(state)):
+                continue
+        if value is None:
+            continue
+        text = s.kind.format(value)
+        if text is not None:
+            out[s.param] = text
+    return out
+
+
+def write(page: str, **computed) -> dict[str, str]:
+    """Session state into the link (after the page's widgets), and remembered as what this page wrote
+    (a link that differs from it is one the visitor followed)."""
+    out = params(page, **computed)
+    st.query_params.from_dict(out)
+    st.session_state[_written_key(page)] = out
+    return out
+
+
+def query(page: str, values: dict) -> dict[str, str]:
+    """The query parameters that open `page` with these setting values (by parameter); a text too long
+    for a link is left out."""
+    spec = {s.param: s for s in link(page).settings}
+    out = {}
+    for param, value in values.items():
+        text = spec[param].kind.format(value)
+        if text is not None:
+            out[param] = text
+    return out
+
+
+def url(page: str, values: dict) -> str | None:
+    """A relative link that opens `page` with these setting values, or None when a text is too long for
+    a link."""
+    from urllib.parse import quote, urlencode
+
+    q = query(page, values)
+    return "./?" + urlencode(q, quote_via=quote) if len(q) == len(values) else None
+
+
+# -- tabs ------------------------------------------------------------------------------------------------
+def tabs(labels: list[str], key: str, **kwargs):
+    """st.tabs that opens on the tab the visitor last had open, after runs that did not draw it (another
+    page): Streamlit's tabs have no persist_state, so the open tab is also kept under `{key}__open`."""
+    kept = f"{key}__open"
+    if key not in st.session_state and st.session_state.get(kept) in labels:
+        st.session_state[key] = st.session_state[kept]
+    out = st.tabs(labels, key=key, **kwargs)
+    st.session_state[kept] = st.session_state.get(key)
+    return out
