@@ -440,7 +440,7 @@ def test_the_child_stops_itself_if_the_parent_never_does(tmp_path):
     (tmp_path / "corpus.txt").write_text(stdlib_source(3_000_000), encoding="utf-8")  # several seconds' work
     (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000}}))
     env = {**os.environ, jobs.ENV: json.dumps({"deadline": 1})}
-    proc = subprocess.run([sys.executable, "-s", "-m", "tokenizers.jobs", "--exec", sys.executable, "-I", str(WORKER),
-                           str(tmp_path)], capture_output=True, timeout=60, cwd=jobs.ROOT, env=env)
+    proc = subprocess.run([sys.executable, "-I", jobs.__file__, "--exec", sys.executable, "-I", str(WORKER),
+                           str(tmp_path)], capture_output=True, timeout=60, env=env)
     assert proc.returncode == -signal.SIGALRM
     assert not (tmp_path / "model.model").exists()

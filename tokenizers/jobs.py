@@ -6,7 +6,8 @@ Two ways in, one runner behind them:
 * `run(fn, *args, timeout=..., report=...)`: a library function in a fresh Python process
   (`python -m tokenizers.jobs`, ~0.1 s to start: the library imports lazily). The labs' training
   (tokenizers/lab_jobs.py) runs this way.
-* `run_program(argv, input=..., timeout=..., report=..., watch=...)`: a program of the library's own,
+* `run_program(argv, input=..., timeout=..., report=..., watch=...)`: a program of the library's own
+  (started by this file run as a script, which sets the limits and then becomes the program),
   for work that must not even share an interpreter with the library: SentencePiece's trainer and its
   check of an uploaded model (tokenizers/sentencepiece/worker.py), whose native code aborts the
   process it runs in. It returns how the program ended, whatever its exit status.
@@ -130,7 +131,8 @@ def run_program(argv: Sequence[str], *, input: bytes = b"", timeout: float,
     and stop as `run`; how it ended (its exit status is the caller's to read). `watch(out, err,
     running)` receives, about every POLL seconds, what the program wrote to stdout and stderr since
     the last call (for progress read off a log) and may return a tuple for `JobState.last`."""
-    code, err, seconds = _run_child([sys.executable, "-s", "-m", "tokenizers.jobs", "--exec", *map(str, argv)],
+    # this file as a script (-I: it imports nothing of the library), which sets the limits and becomes `argv`
+    code, err, seconds = _run_child([sys.executable, "-I", str(Path(__file__).resolve()), "--exec", *map(str, argv)],
                                     bytes(input), timeout=timeout, report=report, memory_mb=memory_mb, wait=wait,
                                     watch=watch)
     return Finished(code, err, seconds)
@@ -278,11 +280,11 @@ def _apply_limits() -> dict:
 
 
 def _child_main() -> int:
-    from tokenizers.jobs import JobError  # the importable class, not this __main__ module's copy
-
     limits = _apply_limits()
     if sys.argv[1:2] == ["--exec"]:  # a program: it inherits the limits (rlimits and alarms survive exec)
         os.execv(sys.argv[2], sys.argv[2:])
+    from tokenizers.jobs import JobError  # the importable class, not this __main__ module's copy
+
     memory_mb = limits.get("memory_mb") or 0
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever the work prints goes to stderr, not into the frames
