@@ -73,7 +73,8 @@ def parallel_corpus(files: Sequence[tuple[str, bytes]]) -> Corpus:
             problems.append(str(e))
             continue
         if replaced:
-            problems.append(f"{name} is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced by U+FFFD �.")
+            problems.append(f"{name} is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced by "
+                            "U+FFFD �.")
         decoded[name] = text
     if len(files) > LIMITS.max_files:
         problems.append(f"Only the first {LIMITS.max_files} files are read.")

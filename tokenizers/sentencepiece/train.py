@@ -454,7 +454,8 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
 
         def report(s: jobs.JobState) -> None:
             if s.waiting:
-                progress(Progress(s.elapsed, "Waiting for another training to finish", f"{jobs.MAX_CONCURRENT} at a time"))
+                progress(Progress(s.elapsed, "Waiting for another training to finish",
+                                  f"{jobs.MAX_CONCURRENT} at a time"))
             else:
                 progress(Progress(s.running, state.phase, state.detail, state.fraction, s.pid))
 
@@ -506,7 +507,8 @@ def load_model(data: bytes, *, name: str = "sp_upload", title: str | None = None
         done = jobs.run_program([sys.executable, "-I", str(WORKER), "--check"], input=bytes(data), timeout=timeout)
     except jobs.JobError as e:
         if e.reason == "timeout":
-            raise ModelFormatError(f"Loading the file took longer than {timeout:g} s; it is not a usable model.") from None
+            raise ModelFormatError(f"Loading the file took longer than {timeout:g} s; it is not a usable "
+                                   "model.") from None
         raise ModelFormatError(f"The file could not be checked now: {e}") from None
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
