@@ -9,6 +9,7 @@ from app_pages.shared import user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
+from tokenizers.user_files import UserFileError, load_user_file
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from service import limits
 from service import uploads
@@ -109,17 +110,14 @@ with st.container(border=True):
         st.session_state.pop(f"{K}load_error", None)
     elif st.session_state.get(f"{K}loaded_id") != up.file_id:
         st.session_state[f"{K}loaded_id"] = up.file_id
-        try:
-            loaded = bpe_io.loads(up.getvalue().decode("utf-8"), name="lab_bpe")
+        try:  # the one reader of tokenizer files (Compare's too): the same file, the same verdict
+            loaded = load_user_file(up.name, up.getvalue(), expect=("minbpe",), name="lab_bpe")
             loaded.title = f"Lab BPE, loaded ({loaded.vocab_size:,} tokens)"
             st.session_state.update({f"{K}model": loaded, f"{K}report": None, f"{K}trained_text": "",
                                      f"{K}step": 0, f"{K}load_error": "", f"{K}load_note": uploads.vocabulary_note(loaded)})
             user_tokenizers()["lab_bpe"] = loaded
-        except UnicodeDecodeError:
-            st.session_state[f"{K}load_error"] = (f"{md_code(up.name)} is not a text file (it is not valid UTF-8). A .model "
-                                                  "file is text whose first line is `minbpe v1`.")
-        except (bpe_io.ModelFormatError, PatternError) as e:
-            st.session_state[f"{K}load_error"] = f"{md_code(up.name)} could not be loaded: {escape_markdown(str(e))}"
+        except UserFileError as e:
+            st.session_state[f"{K}load_error"] = escape_markdown(str(e))
     if st.session_state.get(f"{K}load_error"):
         st.error(st.session_state[f"{K}load_error"])  # escaped where it is written
     elif up is not None and st.session_state.get(f"{K}load_note"):

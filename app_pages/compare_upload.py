@@ -10,11 +10,11 @@ import streamlit as st
 
 from app_pages.shared import user_tokenizers
 from tokenizers import REGISTRY
+from tokenizers import user_files
 from tokenizers.user_files import FORMATS, UserFileError, detect_format, known_patterns, load_user_file
 from ui.formatting import escape_markdown
 from service.uploads import vocabulary_note
 
-MAX_FILE_MB = 20          # Streamlit's server.maxUploadSize (.streamlit/config.toml) is 20 too
 MAX_LOADED = 6            # uploaded tokenizers kept per visit
 PASTE = "Paste a regex…"
 
@@ -38,13 +38,8 @@ def _load(k: str, selection_key: str) -> None:
         st.session_state[f"{k}error"] = "Choose a file first."
         return
     data = up.getvalue()
-    if len(data) > MAX_FILE_MB * 1_000_000:
-        st.session_state[f"{k}error"] = (f"{up.name} is {len(data) / 1e6:.1f} MB; tokenizer files up to {MAX_FILE_MB} MB "
-                                         "are accepted.")
-        return
     own = user_tokenizers()
-    uploaded = [n for n, t in own.items() if t.source_format]
-    if len(uploaded) >= MAX_LOADED:
+    if len(_uploaded(k)) >= MAX_LOADED:
         st.session_state[f"{k}error"] = (f"{MAX_LOADED} uploaded tokenizers are loaded already; remove one below "
                                          "before loading another.")
         return
@@ -66,6 +61,7 @@ def _load(k: str, selection_key: str) -> None:
     name = _unique(tok.name)
     tok.name = tok.title = name
     own[name] = tok
+    st.session_state[f"{k}names"] = [*st.session_state.get(f"{k}names", []), name]
     chosen = list(st.session_state.get(selection_key, []))
     if name not in chosen:
         st.session_state[selection_key] = chosen + [name]
@@ -73,20 +69,26 @@ def _load(k: str, selection_key: str) -> None:
                                       vocabulary_note(tok))
 
 
+def _uploaded(k: str) -> dict:
+    """The tokenizers this panel loaded and the visitor has not removed (the labs load theirs too)."""
+    own = user_tokenizers()
+    return {n: own[n] for n in st.session_state.get(f"{k}names", []) if n in own}
+
+
 def _remove(k: str, name: str, selection_key: str) -> None:
     user_tokenizers().pop(name, None)
+    st.session_state[f"{k}names"] = [n for n in st.session_state.get(f"{k}names", []) if n != name]
     st.session_state[selection_key] = [n for n in st.session_state.get(selection_key, []) if n != name]
 
 
 def upload_panel(k: str, selection_key: str) -> None:
     """The panel; `k` is its widget-key prefix, `selection_key` the key of the page's tokenizer picker."""
     own = user_tokenizers()
-    uploaded = {n: t for n, t in own.items() if t.source_format}
+    uploaded = _uploaded(k)
     with st.expander("Load your own tokenizer file", expanded=bool(st.session_state.get(f"{k}error"))):
         st.caption("A tiktoken `.tiktoken` file, a SentencePiece or minbpe `.model`, a Hugging Face `tokenizer.json`, "
                    "a Mistral Tekken `.json` or a BERT `vocab.txt`. It is read here, on the server, and kept for "
-                   f"this visit only (up to {MAX_FILE_MB} MB; at most 1,000,000 tokens and merges, ids below "
-                   "2,000,000).")
+                   f"this visit only ({user_files.limits_words()}).")
         up = st.file_uploader("Tokenizer file", type=["tiktoken", "model", "json", "txt", "vocab"], key=f"{k}file")
         if up is not None and up.name.lower().endswith(".tiktoken"):
             c1, c2 = st.columns(2)

@@ -10,18 +10,16 @@ from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
-from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, corpus_from_files, corpus_from_table, flat, \
-    token_premium
+from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, token_premium
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 from ui.figures import grouped_bars, table_heatmap
 from ui.formatting import escape_markdown
-from service.uploads import UploadError, decode_upload
+from service import uploads
 
 K = "languages_"
 METRICS = {"Token premium (÷ reference)": "premium", "Tokens": "tokens", "Characters per token": "chars_per_token",
            "Bytes per token": "bytes_per_token"}
 TABS = ["Parallel text", "Programs", "Your corpus"]
-MAX_FILES = MAX_LANGUAGES
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting tokens…")
@@ -142,7 +140,8 @@ with tabs[2]:
         st.markdown(
             "Upload **one UTF-8 text file per language**, each named by its language code (`eng.txt`, `fra.txt`, "
             "`pt-BR.txt`), whose lines are parallel sentences; **or one TSV/CSV table** whose header row holds the "
-            f"language codes and whose rows are parallel sentences. Up to {MAX_FILES} languages and "
+            f"language codes and whose rows are parallel sentences. Up to {MAX_LANGUAGES} languages "
+            f"({uploads.size_words()} per file) and "
             f"{MAX_TOTAL_CHARS:,} characters in all (longer texts are cut at a line break, and the page says so). "
             "The *Parallel text* tab offers its own corpus as a TSV to try.")
         files = st.file_uploader("Parallel corpus", type=["txt", "tsv", "csv"], accept_multiple_files=True,
@@ -150,26 +149,9 @@ with tabs[2]:
         if not files:
             st.info("No files yet.")
         else:
-            decoded, problems = {}, []
-            for f in files[:MAX_FILES]:
-                try:
-                    text, replaced = decode_upload(f.name, f.getvalue())
-                except UploadError as e:
-                    problems.append(str(e))
-                    continue
-                if replaced:
-                    problems.append(f"{f.name} is not all valid UTF-8: {replaced:,} byte sequence(s) were replaced "
-                                    "by U+FFFD �.")
-                decoded[f.name] = text
-            if len(files) > MAX_FILES:
-                problems.append(f"Only the first {MAX_FILES} files are read.")
-            tables = [n for n in decoded if n.lower().endswith((".tsv", ".csv"))]
-            if tables and len(decoded) > 1:
-                problems.append("Upload either one table (TSV/CSV) or one text file per language, not both; "
-                                "the table was used.")
-            corpus = (corpus_from_table(decoded[tables[0]], tables[0]) if tables
-                      else corpus_from_files(decoded))
-            for p in problems + corpus.notes:
+            # read by the one text reader, which also decides "one table or one file per language"
+            corpus = uploads.parallel_corpus([(f.name, f.getvalue()) for f in files])
+            for p in corpus.notes:
                 st.warning(escape_markdown(p))
             codes = [c for c, t in corpus.texts.items() if t.strip()]
             if len(codes) < 2:

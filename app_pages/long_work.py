@@ -46,8 +46,8 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
 
     def report(state: jobs.JobState) -> None:
         if state.waiting:
-            bar.progress(0.0, text=f"Waiting for a free slot ({jobs.MAX_CONCURRENT} trainings run at once on this "
-                                   f"server) · {state.elapsed:.1f} s")
+            bar.progress(0.0, text=f"Waiting for a free slot ({jobs.MAX_CONCURRENT} trainings or checks run at once "
+                                   f"on this server) · {state.elapsed:.1f} s")
             return
         fraction, text = describe(state)
         bar.progress(max(0.0, min(1.0, fraction)), text=text)

@@ -11,11 +11,11 @@ from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import clean_state_text, user_tokenizers
 from app_pages.training_text import training_text
-from tokenizers.sentencepiece.model import ModelFormatError
 from tokenizers.sentencepiece.lattice import build_lattice
-from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError, load_model,
+from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError,
                                             split_long_lines, train)
 from tokenizers.core.text import clean_text
+from tokenizers.user_files import UserFileError, load_user_file
 from service import limits
 from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
 from ui.formatting import duration, escape_markdown, md_code
@@ -459,14 +459,14 @@ with st.container(border=True):
     elif st.session_state.get(f"{K}loaded_id") != up.file_id:
         st.session_state[f"{K}loaded_id"] = up.file_id
         st.session_state[f"{K}load_error"] = ""
-        try:
-            loaded = load_model(up.getvalue(), name=UPLOAD_NAME)
+        try:  # the one reader of tokenizer files (Compare's too): the same file, the same verdict
+            loaded = load_user_file(up.name, up.getvalue(), expect=("sentencepiece",), name=UPLOAD_NAME)
             loaded.title = f"Uploaded SentencePiece ({loaded.model_type}, {loaded.vocab_size:,})"
             store_model(loaded, slot=UPLOAD_NAME)
-        except ModelFormatError as e:
+        except UserFileError as e:
             st.session_state[f"{K}load_error"] = str(e)
     if st.session_state.get(f"{K}load_error"):
-        st.error(md_code(st.session_state[f"{K}load_error"], 600))
+        st.error(escape_markdown(st.session_state[f"{K}load_error"]))
 
 tok = st.session_state.get(f"{K}model")
 if tok is None:

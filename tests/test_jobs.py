@@ -125,3 +125,145 @@ def test_the_labs_training_in_a_child_equals_training_here():
     assert tok.merges == here.merges and report.merges == len(here.merges)
     assert tok.special_tokens == {"<|end|>": max(here.vocab) + 1}
     assert tok.encode("newest lowest") == here.encode("newest lowest")
+
+
+# -- one runner, one bound -----------------------------------------------------------------------------
+def job_tree() -> tuple[set[int], dict[int, int]]:
+    """(this process's live children that the runner started, {their own runner-started child: its
+    parent}). The runner marks every child's environment (jobs.ENV), whatever program it runs."""
+    me = os.getpid()
+    parent_of = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat", encoding="ascii") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{d}/environ", "rb") as f:
+                    marked = f"{jobs.ENV}=".encode() in f.read()
+                if marked and fields[0] != "Z":
+                    parent_of[int(d)] = int(fields[1])
+            except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError, ValueError):
+                pass
+    mine = {p for p, pp in parent_of.items() if pp == me}
+    return mine, {p: pp for p, pp in parent_of.items() if pp in mine}
+
+
+class Sampler(threading.Thread):
+    """Counts the runner's children of this process every 10 ms while the test runs."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.done = threading.Event()
+        self.most = 0
+        self.grandchildren: dict[int, int] = {}
+
+    def run(self):
+        while not self.done.is_set():
+            mine, below = job_tree()
+            self.most = max(self.most, len(mine))
+            self.grandchildren.update(below)
+            time.sleep(0.01)
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+
+def test_lab_jobs_and_sentencepiece_trainings_share_one_bound(monkeypatch):
+    """Two Lab jobs and two SentencePiece trainings at once, with the bound at 2: never more than two
+    children (before, each kind had its own two slots, so four ran)."""
+    from tokenizers.core.corpus import stdlib_docstrings
+    from tokenizers.sentencepiece.train import train as sp_train
+
+    monkeypatch.setattr(jobs, "_slots", threading.BoundedSemaphore(2))
+    monkeypatch.setattr(jobs, "MAX_CONCURRENT", 2)
+    text = stdlib_docstrings(250_000)
+    results, waited, errors = [], [], []
+
+    def lab():
+        def report(state):
+            if state.waiting:
+                waited.append("lab")
+        try:
+            tok, _ = jobs.run(lab_jobs.train_bpe, text, 1200, r"\w+|\s+|[^\w\s]+", [], timeout=120, report=report)
+            results.append(("lab", tok.vocab_size))
+        except Exception as e:
+            errors.append(e)
+
+    def sp():
+        def progress(p):
+            if p.phase == "Waiting for another training to finish":
+                waited.append("sp")
+        try:
+            results.append(("sp", sp_train(text, model_type="unigram", vocab_size=2000, progress=progress).vocab_size))
+        except Exception as e:
+            errors.append(e)
+
+    sampler = Sampler()
+    sampler.start()
+    threads = [threading.Thread(target=f) for f in (lab, sp, lab, sp)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sampler.stop()
+    assert not errors
+    assert sorted(results) == [("lab", 1200), ("lab", 1200), ("sp", 2000), ("sp", 2000)]
+    assert sampler.most == 2  # two at once, never more
+    assert waited  # so the others waited their turn
+
+
+def test_an_algorithms_job_and_its_sentencepiece_step_hold_one_slot(monkeypatch):
+    """With the bound at 1, the Algorithms job trains its unigram model through SentencePiece's trainer,
+    a child of the job's child: it takes no second slot (and so cannot wait on itself), and a job
+    asked for meanwhile waits for the one slot."""
+    from tokenizers.core.corpus import stdlib_docstrings
+
+    monkeypatch.setattr(jobs, "_slots", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(jobs, "MAX_CONCURRENT", 1)
+    text = stdlib_docstrings(20_000)
+    out, waited = {}, []
+
+    def algorithms():
+        out["algorithms"] = jobs.run(lab_jobs.train_algorithms, text, text[-2000:], 300, timeout=120, wait=120)
+
+    def other(state):
+        if state.waiting:
+            waited.append(state)
+
+    sampler = Sampler()
+    sampler.start()
+    t = threading.Thread(target=algorithms)
+    t.start()
+    while not sampler.most:  # the Algorithms job holds the slot
+        time.sleep(0.01)
+    out["other"] = jobs.run(_self_test, timeout=120, wait=120, report=other)
+    t.join()
+    sampler.stop()
+    done = out["algorithms"]
+    assert "unigram" in done["models"] and not done["errors"]
+    assert sampler.most == 1
+    assert sampler.grandchildren, "the SentencePiece trainer never ran as the job's own child"
+    assert waited and isinstance(out["other"], int)
+
+
+def test_a_job_inside_a_job_takes_no_slot_and_ends_with_it():
+    """A job's own child runs in its slot (in_job), in its process group: a stop of the job ends both."""
+    assert not jobs.in_job()
+    mine, grand = jobs.run(_self_test, nested=0.2, timeout=60)
+    assert mine != grand and gone(grand)
+
+    class Stopped(BaseException):
+        pass
+
+    seen = []
+
+    def report(state):
+        _, below = job_tree()
+        seen.extend(below)
+        if below:
+            raise Stopped
+
+    with pytest.raises(Stopped):
+        jobs.run(_self_test, nested=60, timeout=60, report=report)
+    assert seen and all(gone(p) for p in seen)

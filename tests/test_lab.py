@@ -118,7 +118,7 @@ def test_upload_decoding():
     with pytest.raises(lab.UploadError, match="binary"):
         lab.decode_upload("x.png", b"\x89PNG\x00\x00\x00" * 100)
     with pytest.raises(lab.UploadError, match="up to 5 MB"):
-        lab.decode_upload("big.txt", b"a" * (lab.MAX_UPLOAD_BYTES + 1))
+        lab.decode_upload("big.txt", b"a" * (lab.LIMITS.max_bytes + 1))
     with pytest.raises(lab.UploadError, match="empty"):
         lab.decode_upload("e.txt", b"")
 

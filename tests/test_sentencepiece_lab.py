@@ -229,7 +229,7 @@ def _kill_worker_when_training(done: threading.Event, killed: list):
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             if ppid == me and any(c.endswith(b"sentencepiece/worker.py") for c in cmd):
-                log = Path(cmd[-2].decode() if cmd[-1] == b"" else cmd[-1].decode()) / "log.txt"
+                log = Path(f"/proc/{pid}/fd/2")  # the trainer logs to stderr, a file the runner reads
                 try:
                     started = "Starts training" in log.read_text(errors="replace")
                 except OSError:

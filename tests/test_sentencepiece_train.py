@@ -311,11 +311,11 @@ def test_progress_callback_that_raises_stops_the_child():
 def test_trainings_wait_their_turn(monkeypatch):
     import threading
 
-    import tokenizers.sentencepiece.train as spt
+    from tokenizers import jobs
 
-    busy = threading.BoundedSemaphore(1)
+    busy = threading.BoundedSemaphore(1)  # the one runner's slots, all taken
     busy.acquire()
-    monkeypatch.setattr(spt, "_slots", busy)
+    monkeypatch.setattr(jobs, "_slots", busy)
     with pytest.raises(SentencePieceTrainingError) as e:
         train(TOY, vocab_size=400, timeout=0.5)
     assert e.value.reason == "busy" and "Try again in a moment" in str(e.value)
@@ -426,18 +426,21 @@ def test_bad_options(options, says):
 
 
 def test_the_child_stops_itself_if_the_parent_never_does(tmp_path):
-    """The worker's own deadline (SIGALRM), for when the app dies and cannot kill it."""
+    """The worker's own deadline (SIGALRM, set by the runner's child before it becomes the worker), for
+    when the app dies and cannot kill it."""
     import json
     import subprocess
     import sys
 
+    from tokenizers import jobs
     from tokenizers.sentencepiece.train import WORKER
 
     from tokenizers.analysis.samples import stdlib_source
 
     (tmp_path / "corpus.txt").write_text(stdlib_source(3_000_000), encoding="utf-8")  # several seconds' work
-    (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000},
-                                                   "deadline_seconds": 1}))
-    proc = subprocess.run([sys.executable, "-I", str(WORKER), str(tmp_path)], capture_output=True, timeout=60)
+    (tmp_path / "job.json").write_text(json.dumps({"options": {"model_type": "unigram", "vocab_size": 8000}}))
+    env = {**os.environ, jobs.ENV: json.dumps({"deadline": 1})}
+    proc = subprocess.run([sys.executable, "-I", jobs.__file__, "--exec", sys.executable, "-I", str(WORKER),
+                           str(tmp_path)], capture_output=True, timeout=60, env=env)
     assert proc.returncode == -signal.SIGALRM
     assert not (tmp_path / "model.model").exists()

@@ -1,18 +1,34 @@
-"""Long work in a child process: a time limit, a stop that really stops, progress, and a bound on
-how many run at once.
+"""The one runner for every child process the library starts: a time limit, a stop that really stops,
+a memory cap, progress, and one bound on how many run at once.
 
-A page that trains a model calls `run(fn, *args, timeout=..., report=...)`. The work runs in a fresh
-Python process (`python -m tokenizers.jobs`, ~0.1 s to start: the library imports lazily), never in
-the web server itself, so:
+Two ways in, one runner behind them:
+
+* `run(fn, *args, timeout=..., report=...)`: a library function in a fresh Python process
+  (`python -m tokenizers.jobs`, ~0.1 s to start: the library imports lazily). The labs' training
+  (tokenizers/lab_jobs.py) runs this way.
+* `run_program(argv, input=..., timeout=..., report=..., watch=...)`: a program of the library's own
+  (started by this file run as a script, which sets the limits and then becomes the program),
+  for work that must not even share an interpreter with the library: SentencePiece's trainer and its
+  check of an uploaded model (tokenizers/sentencepiece/worker.py), whose native code aborts the
+  process it runs in. It returns how the program ended, whatever its exit status.
+
+Either way the work never runs in the web server itself, so:
 
 * the web server's own threads (other visitors) are never held up by it, not even by the GIL;
 * it is stopped, not abandoned, when it runs past `timeout`, and whenever `report` raises: Streamlit
   raises inside any st.* call when the visitor presses a Stop button, Streamlit's own Stop, starts
-  another run or leaves, and the `finally` here kills the child (a thread could not be killed; it
-  would run on, unseen, as often as the visitor clicked);
+  another run or leaves, and the `finally` here kills the child and whatever it started (a thread
+  could not be killed; it would run on, unseen, as often as the visitor clicked);
 * its memory is capped (`memory_mb`, an address-space limit), so one visitor's job cannot push the
-  server into swap;
-* at most MAX_CONCURRENT jobs run per server process; others wait, with `report` called as they do.
+  server into swap; and it ends itself (SIGALRM) 30 s past its time limit should the server die;
+* at most MAX_CONCURRENT children run per server process, whatever they are (Lab jobs, SentencePiece
+  trainings, Algorithms jobs, upload checks); others wait, with `report` called as they do.
+
+A job's own children run in its slot: every child's environment carries TOKEN_LENS_JOB (its limits),
+and a process that has it takes no slot for the children it starts (the Algorithms job trains its
+unigram model through SentencePiece's trainer, a grandchild: one slot, never a second, so it cannot
+wait on itself). Their memory cap is at most the job's, and they share its process group, so a stop
+of the job ends them too.
 
 `fn` must be importable by its module and name (a library function, not one defined in a page),
 take its arguments and give its result as picklable values, and accept a `progress` keyword: it
@@ -22,9 +38,10 @@ calls `progress(*anything)` as it goes, and `report` receives the latest call's 
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import pickle
-import queue
 import resource
 import signal
 import struct
@@ -33,14 +50,16 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_CONCURRENT = 2          # jobs running at once in one server process (a 2-core machine)
+MAX_CONCURRENT = 2          # children running at once in one server process (a 2-core machine)
 POLL = 0.1                  # seconds between calls to `report`: how soon a Stop is seen
 PROGRESS_EVERY = 0.1        # seconds between progress messages from the child
 TERM_GRACE = 1.0            # seconds between SIGTERM (the child cleans up its own children) and SIGKILL
+DEADLINE_MARGIN = 30        # seconds past its time limit after which a child ends itself (SIGALRM)
+ENV = "TOKEN_LENS_JOB"      # in every child's environment: its limits, as JSON
 ROOT = Path(__file__).resolve().parent.parent
 
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT)
@@ -64,6 +83,22 @@ class JobState:
     elapsed: float          # seconds since the job was asked for (waiting included)
     waiting: bool           # True while it waits for a free slot
     last: tuple | None      # the arguments of the child's latest progress(...) call, if any
+    pid: int = 0            # the child, once it runs
+    running: float = 0.0    # seconds since the child started
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a program run by run_program ended."""
+
+    returncode: int         # negative: killed by that signal
+    stderr: bytes           # all it wrote there
+    seconds: float          # from its start to its end
+
+
+def in_job() -> bool:
+    """True in a child this runner started: the children it starts run in its slot."""
+    return ENV in os.environ
 
 
 def run(fn: Callable, *args, timeout: float, report: Callable[[JobState], None] | None = None,
@@ -72,8 +107,105 @@ def run(fn: Callable, *args, timeout: float, report: Callable[[JobState], None] 
     here. JobError("timeout") after `timeout` seconds of running; JobError("busy") when no slot
     frees up within `wait` seconds (default: `timeout`). `report(JobState)` is called about every
     POLL seconds from the calling thread; whatever it raises stops the child and propagates."""
-    start = time.monotonic()
-    wait = timeout if wait is None else wait
+    job = pickle.dumps((fn.__module__, fn.__qualname__, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+    frames = _Frames()
+    code, err, _ = _run_child([sys.executable, "-s", "-m", "tokenizers.jobs"], job, timeout=timeout, report=report,
+                              memory_mb=memory_mb, wait=wait, watch=frames.feed)
+    if frames.outcome is None:  # the child ended without a result: killed, or crashed in native code
+        said = err[-2000:].decode("utf-8", "replace").strip().splitlines()
+        why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        raise JobError("crashed", f"The work process ended without a result ({why}"
+                                  + (f": {said[-1]}" if said else "") + "). If it happens again, use "
+                                  "a shorter text or a smaller size.")
+    kind, value = frames.outcome
+    if kind == "error":
+        raise value
+    return value
+
+
+def run_program(argv: Sequence[str], *, input: bytes = b"", timeout: float,
+                report: Callable[[JobState], None] | None = None, memory_mb: int | None = 2048,
+                wait: float | None = None, watch: Callable[[bytes, bytes, float], tuple | None] | None = None
+                ) -> Finished:
+    """The program `argv` in a child process with `input` on its stdin, under the same slot, limits
+    and stop as `run`; how it ended (its exit status is the caller's to read). `watch(out, err,
+    running)` receives, about every POLL seconds, what the program wrote to stdout and stderr since
+    the last call (for progress read off a log) and may return a tuple for `JobState.last`."""
+    # this file as a script (-I: it imports nothing of the library), which sets the limits and becomes `argv`
+    code, err, seconds = _run_child([sys.executable, "-I", str(Path(__file__).resolve()), "--exec", *map(str, argv)],
+                                    bytes(input), timeout=timeout, report=report, memory_mb=memory_mb, wait=wait,
+                                    watch=watch)
+    return Finished(code, err, seconds)
+
+
+# -- the parent ----------------------------------------------------------------------------------------
+class _Frames:
+    """The child's messages, one pickle each after its length, read as its stdout grows."""
+
+    def __init__(self):
+        self.pending = b""
+        self.outcome: tuple | None = None
+
+    def feed(self, out: bytes, err: bytes, running: float) -> tuple | None:
+        self.pending += out
+        last = None
+        while len(self.pending) >= _HEADER.size:
+            size = _HEADER.unpack_from(self.pending)[0]
+            if len(self.pending) < _HEADER.size + size:
+                break
+            data = self.pending[_HEADER.size:_HEADER.size + size]
+            self.pending = self.pending[_HEADER.size + size:]
+            try:
+                frame = pickle.loads(data)
+            except Exception as e:  # a result this process cannot read back
+                frame = ("error", JobError("crashed", f"The result could not be read: {type(e).__name__}: {e}"))
+            if frame[0] == "progress":
+                last = frame[1]
+            else:
+                self.outcome = frame
+        return last
+
+
+def _child_limits(memory_mb: int | None, timeout: float) -> dict:
+    memory = int(memory_mb or 0)
+    if in_job():  # a job's own child: never more memory than the job has
+        own = json.loads(os.environ[ENV]).get("memory_mb") or 0
+        memory = min(memory, own) if memory and own else (memory or own)
+    return {"memory_mb": memory, "deadline": math.ceil(timeout) + DEADLINE_MARGIN}
+
+
+def _read_new(f, pos: int) -> bytes:
+    size = os.fstat(f.fileno()).st_size
+    return os.pread(f.fileno(), size - pos, pos) if size > pos else b""
+
+
+def _stop(proc: subprocess.Popen, group: bool) -> None:
+    """SIGTERM (a job's `finally` blocks stop its own children), then SIGKILL. For a child in a process
+    group of its own, the signals go to the whole group: whatever it started ends with it."""
+
+    def send(sig) -> None:
+        try:
+            if group:
+                os.killpg(proc.pid, sig)
+            elif proc.poll() is None:
+                proc.send_signal(sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    if proc.poll() is None:
+        send(signal.SIGTERM)
+        try:
+            proc.wait(TERM_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+    send(signal.SIGKILL)  # the child if it is still there, and any of its children left behind
+    proc.wait()
+
+
+def _take_slot(start: float, wait: float, report) -> bool:
+    """Wait for one of the server's slots; False inside a job (its children run in its slot)."""
+    if in_job():
+        return False
     while not _slots.acquire(timeout=POLL):
         waited = time.monotonic() - start
         if waited > wait:
@@ -81,90 +213,54 @@ def run(fn: Callable, *args, timeout: float, report: Callable[[JobState], None] 
                                    "Try again in a moment.")
         if report is not None:
             report(JobState(waited, True, None))
+    return True
+
+
+def _run_child(argv: list[str], data: bytes, *, timeout: float, report, memory_mb, wait, watch
+               ) -> tuple[int, bytes, float]:
+    """Start `argv` in a slot with `data` on its stdin; wait for its end, calling `watch` and
+    `report` as it runs; stop it (and its children) on a timeout or whatever `report` raises.
+    (returncode, stderr, seconds)."""
+    start = time.monotonic()
+    held = _take_slot(start, timeout if wait is None else wait, report)
+    nested = not held and in_job()
     try:
-        return _run(fn, args, kwargs, timeout, report, memory_mb, start)
-    finally:
-        _slots.release()
-
-
-def _read_frames(stream, out: queue.Queue) -> None:
-    """The child's messages, one pickle each after its length, into `out`; None at the end."""
-    try:
-        while True:
-            head = stream.read(_HEADER.size)
-            if len(head) < _HEADER.size:
-                break
-            data = stream.read(_HEADER.unpack(head)[0])
+        env = {**os.environ, "MALLOC_ARENA_MAX": "2", ENV: json.dumps(_child_limits(memory_mb, timeout))}
+        with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
+            fin.write(data)
+            fin.seek(0)
+            proc = subprocess.Popen(argv, cwd=ROOT, stdin=fin, stdout=fout, stderr=ferr, env=env,
+                                    start_new_session=not nested)
+            began = time.monotonic()
+            at_out = at_err = 0
+            err = bytearray()
+            last = None
             try:
-                out.put(pickle.loads(data))
-            except Exception as e:  # a result this process cannot read back
-                out.put(("error", JobError("crashed", f"The result could not be read: {type(e).__name__}: {e}")))
-    except OSError:
-        pass
+                while True:
+                    try:  # wake at the deadline too, so a short time limit is kept to the letter
+                        proc.wait(max(0.001, min(POLL, timeout - (time.monotonic() - began))))
+                        ended = True
+                    except subprocess.TimeoutExpired:
+                        ended = False
+                    out_new, err_new = _read_new(fout, at_out), _read_new(ferr, at_err)
+                    at_out, at_err = at_out + len(out_new), at_err + len(err_new)
+                    err += err_new
+                    running = time.monotonic() - began
+                    if watch is not None and (seen := watch(out_new, bytes(err_new), running)) is not None:
+                        last = seen
+                    if ended:
+                        break
+                    if running > timeout:
+                        raise JobError("timeout", f"The work took longer than {timeout:g} s and was stopped. "
+                                                  "Use a shorter text or a smaller size.")
+                    if report is not None:
+                        report(JobState(time.monotonic() - start, False, last, proc.pid, running))
+            finally:
+                _stop(proc, group=not nested)
+            return proc.returncode, bytes(err), time.monotonic() - began
     finally:
-        out.put(None)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(TERM_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-
-
-def _run(fn, args, kwargs, timeout, report, memory_mb, start):
-    job = pickle.dumps((fn.__module__, fn.__qualname__, args, kwargs, memory_mb), protocol=pickle.HIGHEST_PROTOCOL)
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-s", "-m", "tokenizers.jobs"], cwd=ROOT, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=err, start_new_session=True,
-                                env={**os.environ, "MALLOC_ARENA_MAX": "2"})
-        began = time.monotonic()
-        frames: queue.Queue = queue.Queue()
-        reader = threading.Thread(target=_read_frames, args=(proc.stdout, frames), daemon=True)
-        reader.start()
-        last, outcome = None, None
-        try:
-            try:
-                proc.stdin.write(job)
-                proc.stdin.close()
-            except BrokenPipeError:
-                pass
-            while outcome is None:
-                try:
-                    frame = frames.get(timeout=POLL)
-                except queue.Empty:
-                    frame = ()
-                if frame is None:  # the child ended without a result: killed, or crashed in native code
-                    proc.wait(TERM_GRACE)
-                    code = proc.poll()
-                    err.seek(0)
-                    said = err.read()[-2000:].decode("utf-8", "replace").strip().splitlines()
-                    why = (f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}")
-                    raise JobError("crashed", f"The work process ended without a result ({why}"
-                                              + (f": {said[-1]}" if said else "") + "). If it happens again, use "
-                                              "a shorter text or a smaller size.")
-                if frame and frame[0] == "progress":
-                    last = frame[1]
-                elif frame:
-                    outcome = frame
-                if outcome is None and time.monotonic() - began > timeout:
-                    raise JobError("timeout", f"The work took longer than {timeout:g} s and was stopped. Use a "
-                                              "shorter text or a smaller size.")
-                if outcome is None and report is not None:
-                    report(JobState(time.monotonic() - start, False, last))
-        finally:
-            _stop(proc)
-            reader.join(1.0)
-            proc.stdout.close()
-    kind, value = outcome
-    if kind == "error":
-        raise value
-    return value
+        if held:
+            _slots.release()
 
 
 # -- the child -----------------------------------------------------------------------------------------
@@ -172,9 +268,24 @@ def _terminated(signum, frame):
     raise SystemExit(128 + signum)
 
 
+def _apply_limits() -> dict:
+    """The limits the parent put in TOKEN_LENS_JOB, on this process (and, through exec, on a program)."""
+    limits = json.loads(os.environ.get(ENV) or "{}")
+    if limits.get("memory_mb"):
+        cap = int(limits["memory_mb"]) << 20
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if limits.get("deadline"):  # should the parent die and never stop us, SIGALRM (default action) will
+        signal.alarm(int(limits["deadline"]))
+    return limits
+
+
 def _child_main() -> int:
+    limits = _apply_limits()
+    if sys.argv[1:2] == ["--exec"]:  # a program: it inherits the limits (rlimits and alarms survive exec)
+        os.execv(sys.argv[2], sys.argv[2:])
     from tokenizers.jobs import JobError  # the importable class, not this __main__ module's copy
 
+    memory_mb = limits.get("memory_mb") or 0
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever the work prints goes to stderr, not into the frames
     signal.signal(signal.SIGTERM, _terminated)  # through Python, so that `finally` blocks run
@@ -184,10 +295,7 @@ def _child_main() -> int:
         out.write(_HEADER.pack(len(data)) + data)
         out.flush()
 
-    module, name, args, kwargs, memory_mb = pickle.loads(sys.stdin.buffer.read())
-    if memory_mb:
-        cap = int(memory_mb) << 20
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    module, name, args, kwargs = pickle.loads(sys.stdin.buffer.read())
     last = 0.0
 
     def progress(*info) -> None:
@@ -218,11 +326,15 @@ def _child_main() -> int:
     except MemoryError:
         send(("error", JobError("memory", "The result was too big to send back.")))
     out.close()
-    return 0
+    sys.stderr.flush()
+    os._exit(0)  # at once: the result is sent, and nothing the work left running (a thread) may hold the exit
 
 
-def _self_test(progress, seconds: float = 0.0, fail: str = "", big: int = 0):
-    """For the tests: sleep, report, fail or allocate on demand."""
+def _self_test(progress, seconds: float = 0.0, fail: str = "", big: int = 0, nested: float = 0.0):
+    """For the tests: sleep, report, fail or allocate on demand; `nested` runs a job of `nested`
+    seconds inside this one and returns both pids."""
+    if nested:
+        return os.getpid(), run(_self_test, seconds=nested, timeout=60, wait=0.0)
     t0 = time.monotonic()
     k = 0
     while time.monotonic() - t0 < seconds:

@@ -1,6 +1,10 @@
 """A person's own tokenizer file, read into a tokenizer with the common interface. No Streamlit.
 
-    load_user_file(filename, data, pattern=..., specials=...) -> Tokenizer   (or UserFileError)
+    load_user_file(filename, data, pattern=..., specials=..., expect=...) -> Tokenizer   (or UserFileError)
+
+Every page that takes a tokenizer file reads it here (Compare's panel, the BPE Lab's and the
+SentencePiece Lab's uploaders), so the same file gets the same verdict and message everywhere; a page
+that takes only some formats says which (`expect`), and a file of another kind is told so.
 
 Formats, told apart by the name and then the content:
 - `.tiktoken`: base64 token + rank per line (OpenAI's format). The file has no split pattern or
@@ -14,9 +18,10 @@ Formats, told apart by the name and then the content:
   (lowercase and accents stripped when the vocabulary has no capital letters, as uncased BERT),
   BERT's pre-tokenizer, WordPiece.
 
-Everything is bounded (file size, vocabulary size, merges, ids, pattern length, and the time a
-pattern that is not a vendor's may run: tokenizers.core.patterns.UNTRUSTED_TIMEOUT) so
-that a hostile file cannot stall a page; whatever is wrong is said in a UserFileError's message.
+Everything is bounded by one `Limits`, LIMITS below (file size, tokens, merges, ids, token and
+pattern length; and the time a pattern that is not a vendor's may run:
+tokenizers.core.patterns.UNTRUSTED_TIMEOUT) so that a hostile file cannot stall a page; whatever is
+wrong is said in a UserFileError's message.
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ import re
 from pathlib import Path
 
 from tokenizers.core.tokenizer import Tokenizer
-from tokenizers.hf.tokenizer_json import UPLOAD_LIMITS, TokenizerFileError, read_tokenizer_json
+from tokenizers.hf.tokenizer_json import Limits, TokenizerFileError, read_tokenizer_json
 from tokenizers.core.patterns import PatternError, compile_pattern
 
-MAX_FILE_BYTES = UPLOAD_LIMITS.max_bytes
-MAX_TOKENS = UPLOAD_LIMITS.max_vocab
-MAX_ID = UPLOAD_LIMITS.max_id
+# The one statement of what an uploaded tokenizer file may hold, whatever the page and the format.
+# 20 MB is also Streamlit's own cap on an upload (.streamlit/config.toml, server.maxUploadSize).
+LIMITS = Limits(max_bytes=20_000_000, max_vocab=1_000_000, max_merges=1_000_000, max_id=2_000_000,
+                max_token_chars=4_096, max_added=100_000, max_pattern_chars=10_000)
 
 FORMATS = {
     "tiktoken": "tiktoken ranks (.tiktoken)",
@@ -121,17 +127,29 @@ def parse_specials(text: str) -> dict[str, int]:
                                 for s, i in items):
         raise UserFileError("The special tokens must map non-empty strings to integer ids.")
     for s, i in items:
-        if not 0 <= i <= MAX_ID:
-            raise UserFileError(f"Special token {s[:40]!r} has id {i}: ids go from 0 to {MAX_ID:,}.")
+        if not 0 <= i <= LIMITS.max_id:
+            raise UserFileError(f"Special token {s[:40]!r} has id {i}: ids go from 0 to {LIMITS.max_id:,}.")
     return dict(items)
+
+
+def limits_words() -> str:
+    """LIMITS in words, for a page to say before a visitor picks a file."""
+    return (f"up to {LIMITS.max_bytes / 1e6:.0f} MB; at most {LIMITS.max_vocab:,} tokens and {LIMITS.max_merges:,} "
+            f"merges, ids up to {LIMITS.max_id:,}")
+
+
+def _check_pattern(filename: str, pattern: str | None) -> None:
+    if pattern and len(pattern) > LIMITS.max_pattern_chars:
+        raise UserFileError(f"{filename}: the split pattern is {len(pattern):,} characters long; at most "
+                            f"{LIMITS.max_pattern_chars:,} are accepted.")
 
 
 def _check_size(filename: str, data: bytes) -> None:
     if not data:
         raise UserFileError(f"{filename} is empty.")
-    if len(data) > MAX_FILE_BYTES:
+    if len(data) > LIMITS.max_bytes:
         raise UserFileError(f"{filename} is {len(data) / 1e6:.1f} MB; tokenizer files up to "
-                            f"{MAX_FILE_BYTES / 1e6:.0f} MB are accepted.")
+                            f"{LIMITS.max_bytes / 1e6:.0f} MB are accepted.")
 
 
 def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[str, int], name: str):
@@ -146,15 +164,16 @@ def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[st
         raise UserFileError(f"{filename} is not a .tiktoken file: {e}") from None
     if not ranks:
         raise UserFileError(f"{filename} holds no tokens.")
-    if len(ranks) > MAX_TOKENS or max(ranks.values()) > MAX_ID:
+    if len(ranks) > LIMITS.max_vocab or max(ranks.values()) > LIMITS.max_id:
         raise UserFileError(f"{filename} has {len(ranks):,} tokens with ids up to {max(ranks.values()):,}; "
-                            f"at most {MAX_TOKENS:,} tokens and ids up to {MAX_ID:,} are accepted.")
+                            f"at most {LIMITS.max_vocab:,} tokens and ids up to {LIMITS.max_id:,} are accepted.")
     if len(set(ranks.values())) != len(ranks):
         raise UserFileError(f"{filename} gives two tokens the same rank.")
     clash = [s for s, i in specials.items() if i in set(ranks.values())]
     if clash:
         raise UserFileError(f"Special token {clash[0]!r} has id {specials[clash[0]]}, which the file already uses "
                             f"(its ranks run to {max(ranks.values()):,}).")
+    _check_pattern(filename, pattern)
     try:
         compile_pattern(pattern or None)
     except PatternError as e:
@@ -176,8 +195,8 @@ def _sentencepiece(filename: str, data: bytes, name: str):
         tok = load_model(data, name=name, title=name)
     except ModelFormatError as e:
         raise UserFileError(f"{filename}: {e}") from None
-    if tok.vocab_size > MAX_TOKENS:
-        raise UserFileError(f"{filename} has {tok.vocab_size:,} pieces; at most {MAX_TOKENS:,} are accepted.")
+    if tok.vocab_size > LIMITS.max_vocab:
+        raise UserFileError(f"{filename} has {tok.vocab_size:,} pieces; at most {LIMITS.max_vocab:,} are accepted.")
     return tok
 
 
@@ -188,16 +207,19 @@ def _minbpe(filename: str, data: bytes, name: str):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UserFileError(f"{filename} is not UTF-8 text, so not a minbpe model.") from None
-    merges = text.count("\n")
-    if merges > UPLOAD_LIMITS.max_merges:
-        raise UserFileError(f"{filename} has {merges:,} lines; at most {UPLOAD_LIMITS.max_merges:,} merges are accepted.")
+        raise UserFileError(f"{filename} is not a text file (it is not valid UTF-8), so not a minbpe model: "
+                            "a minbpe .model is text whose first line is 'minbpe v1'.") from None
+    _check_pattern(filename, text.split("\n", 2)[1] if text.count("\n") >= 2 else None)  # before it compiles
+    # the file's own format bounds its merges and token bytes (tokenizers/bpe/files.py) while it is read
     try:
         tok = BPETokenizer.loads(text, name=name)
     except (ModelFormatError, PatternError, ValueError) as e:
         raise UserFileError(f"{filename}: {e}") from None
-    if any(not 0 <= i <= MAX_ID for i in tok.special_tokens.values()):
-        raise UserFileError(f"{filename}: special-token ids go from 0 to {MAX_ID:,}.")
+    merges = len(tok.merges)
+    if merges > LIMITS.max_merges:
+        raise UserFileError(f"{filename} has {merges:,} merges; at most {LIMITS.max_merges:,} are accepted.")
+    if any(not 0 <= i <= LIMITS.max_id for i in tok.special_tokens.values()):
+        raise UserFileError(f"{filename}: special-token ids go from 0 to {LIMITS.max_id:,}.")
     return tok
 
 
@@ -215,13 +237,13 @@ def _vocab_txt(filename: str, data: bytes, name: str):
     if lines and lines[-1] == "":
         lines.pop()
     lines = [line.rstrip("\r") for line in lines]
-    if len(lines) > MAX_TOKENS:
-        raise UserFileError(f"{filename} has {len(lines):,} tokens; at most {MAX_TOKENS:,} are accepted.")
+    if len(lines) > LIMITS.max_vocab:
+        raise UserFileError(f"{filename} has {len(lines):,} tokens; at most {LIMITS.max_vocab:,} are accepted.")
     if "[UNK]" not in lines:
         raise UserFileError(f"{filename} has no [UNK] line, so it is not a BERT-style WordPiece vocabulary.")
     vocab: dict[str, int] = {}
     for i, tok in enumerate(lines):
-        if len(tok) > UPLOAD_LIMITS.max_token_chars:
+        if len(tok) > LIMITS.max_token_chars:
             raise UserFileError(f"{filename}: line {i + 1} is {len(tok):,} characters long.")
         vocab.setdefault(tok, i)
     specials = [AddedToken(s, vocab[s]) for s in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]") if s in vocab]
@@ -241,8 +263,8 @@ def _tekken(filename: str, data: bytes, name: str):
         p = tekken_params(data, name)
     except ValueError as e:
         raise UserFileError(f"{filename}: {e}") from None
-    if len(p["mergeable_ranks"]) > MAX_TOKENS or p["explicit_n_vocab"] > MAX_ID:
-        raise UserFileError(f"{filename} is too large (at most {MAX_TOKENS:,} tokens).")
+    if len(p["mergeable_ranks"]) > LIMITS.max_vocab or p["explicit_n_vocab"] > LIMITS.max_id:
+        raise UserFileError(f"{filename} is too large (at most {LIMITS.max_vocab:,} tokens).")
     try:
         compile_pattern(p["pat_str"])
         tok = BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],
@@ -259,12 +281,24 @@ def display_name(filename: str) -> str:
     return base
 
 
+def _not_taken(filename: str, fmt: str, expect) -> UserFileError:
+    takes = " or ".join(FORMATS[e] for e in expect)
+    return UserFileError(f"{filename} is a {FORMATS[fmt]}; here only a {takes} can be loaded.")
+
+
 def load_user_file(filename: str, data: bytes, *, pattern: str | None = None, specials: str | dict | None = None,
-                   fmt: str | None = None) -> Tokenizer:
-    """A tokenizer from an uploaded file, named by the file. UserFileError says what is wrong."""
+                   fmt: str | None = None, expect: tuple[str, ...] | None = None, name: str | None = None) -> Tokenizer:
+    """A tokenizer from an uploaded file, named by the file (or `name`). UserFileError says what is
+    wrong. `fmt` forces a format (else it is told from the name and the content); `expect` is the
+    formats the caller takes (keys of FORMATS): a file of another kind is refused, saying so."""
     _check_size(filename, data)
     fmt = fmt or detect_format(filename, data)
-    name = display_name(filename)
+    if expect and fmt not in expect:
+        if {fmt, *expect} <= {"minbpe", "sentencepiece"}:  # both .model, told apart by content only:
+            fmt = expect[0]  # the reader of the kind taken here says what is wrong with it
+        else:
+            raise _not_taken(filename, fmt, expect)
+    name = name or display_name(filename)
     try:
         if fmt == "tiktoken":
             sp = parse_specials(specials) if isinstance(specials, str) or specials is None else dict(specials)
@@ -274,7 +308,7 @@ def load_user_file(filename: str, data: bytes, *, pattern: str | None = None, sp
         elif fmt == "minbpe":
             tok = _minbpe(filename, data, name)
         elif fmt == "tokenizer.json":
-            tok = read_tokenizer_json(data, name=name, limits=UPLOAD_LIMITS)
+            tok = read_tokenizer_json(data, name=name, limits=LIMITS)
         elif fmt == "tekken":
             tok = _tekken(filename, data, name)
         elif fmt == "vocab.txt":

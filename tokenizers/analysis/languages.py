@@ -235,3 +235,17 @@ def corpus_from_table(text: str, file_name: str = "", *, max_chars: int = MAX_CH
         corpus.notes.append(f"{short:,} row(s) have fewer cells than the header; the missing cells count as empty.")
     corpus.texts = {c: "\n".join(v) for c, v in columns.items()}
     return _bound(corpus, max_chars, max_total)
+
+
+def corpus_from_texts(texts: Mapping[str, str], **bounds) -> Corpus:
+    """Uploaded files, {file name: decoded text}, as one parallel corpus: one table (a .tsv or .csv,
+    corpus_from_table) or one text per language (corpus_from_files). When both come, the first table
+    is used and a note says so. `bounds` (max_chars, max_total) go to the reader."""
+    tables = [n for n in texts if n.lower().endswith((".tsv", ".csv"))]
+    if not tables:
+        return corpus_from_files(texts, **bounds)
+    corpus = corpus_from_table(texts[tables[0]], tables[0], **bounds)
+    if len(texts) > 1:
+        corpus.notes.insert(0, "Upload either one table (TSV/CSV) or one text file per language, not both; "
+                               "the table was used.")
+    return corpus

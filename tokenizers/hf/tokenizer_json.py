@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import json
 
-from tokenizers.pipeline.components import (LIMITS, SUPPORTED, UPLOAD_LIMITS, VENDOR_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
+from tokenizers.pipeline.components import (LIMITS, SUPPORTED, VENDOR_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
                             _added, _as_pattern, _is_byte_level, _steps, byte_chars, read_normalizer,
                             read_pre_tokenizer)
 from tokenizers.bpe.merges import Merges
 from tokenizers.pipeline import normalizers as nz
 from tokenizers.pipeline import pre_tokenizers as pt
 
-__all__ = ["LIMITS", "SUPPORTED", "UPLOAD_LIMITS", "Limits", "TokenizerFileError", "UnsupportedComponent",
+__all__ = ["LIMITS", "SUPPORTED", "Limits", "TokenizerFileError", "UnsupportedComponent",
            "byte_chars", "ids_in_merge_order", "load_vendor_json", "read_normalizer", "read_pre_tokenizer",
            "read_tokenizer_json"]
 

@@ -47,8 +47,7 @@ class Limits:
     trusted: bool = False  # the file's patterns run with no time limit (the vendors' own files only)
 
 
-LIMITS = Limits()
-UPLOAD_LIMITS = Limits()
+LIMITS = Limits()  # a file read by the library's caller; uploads have their own: tokenizers.user_files.LIMITS
 VENDOR_LIMITS = Limits(trusted=True)
 
 

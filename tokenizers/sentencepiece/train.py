@@ -5,7 +5,8 @@
     >>> tok.encode_pieces("hello 안녕")      # a SentencePieceTokenizer, like every backend
 
 SentencePiece's trainer is native code whose CHECK failures abort the process it runs in, so it runs
-in a child process (tokenizers/sentencepiece/worker.py) with a timeout and a cap on its memory. Its
+in a child process (tokenizers/sentencepiece/worker.py) started by the one runner, tokenizers.jobs:
+in one of the server's slots, with a timeout and a cap on its memory. Its
 log is read while it runs, for progress (the phase, merges done, EM rounds), and when it fails the
 trainer's own words are turned into a message that says what to change (SentencePieceTrainingError).
 The options are SentencePiece's own, with its names and meanings; OPTIONS describes the ones the lab
@@ -17,18 +18,15 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tokenizers import jobs
 from tokenizers.bpe.model import TrainingError
 from tokenizers.sentencepiece.model import SentencePieceTokenizer
 from tokenizers.core.text import clean_text
@@ -36,9 +34,6 @@ from tokenizers.core.text import clean_text
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_TIMEOUT = 120.0    # seconds
 DEFAULT_MEMORY_MB = 2048   # address-space cap of the child (its threads' stacks count too)
-# trainings that may run at once in this process (a server shared by visitors); the rest wait their turn
-MAX_CONCURRENT = max(1, int(os.environ.get("TOKEN_LENS_SP_TRAININGS", "2")))
-_slots = threading.BoundedSemaphore(MAX_CONCURRENT)
 
 # Meta's published trainer settings for Llama 2's tokenizer (they are stored in its tokenizer.model,
 # and the same in Mistral 7B's). Change only vocab_size and the text to reproduce the recipe.
@@ -429,117 +424,95 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
     options (model_type="bpe", vocab_size=4000, byte_fallback=True, ...: see OPTIONS, LLAMA2_OPTIONS)
     and return it as a SentencePieceTokenizer, with `.report` (a SentencePieceReport).
 
-    The trainer runs in a child process, stopped after `timeout` seconds and capped at `memory_mb` of
-    address space; at most MAX_CONCURRENT run at once in this process (the others wait, up to
-    `timeout`). `progress(Progress)` is called as the trainer's log moves on (and every 0.2 s, for
-    the clock). Any failure raises SentencePieceTrainingError, whose message says what to change."""
+    The trainer runs in a child process started by the one runner (tokenizers.jobs.run_program, in
+    one of the server's slots: the others wait, up to `timeout`), stopped after `timeout` seconds and
+    capped at `memory_mb` of address space. `progress(Progress)` is called as the trainer's log moves
+    on (and every jobs.POLL seconds, for the clock); whatever it raises stops the child. Any failure
+    raises SentencePieceTrainingError, whose message says what to change."""
     owned = sorted(_OWNED & set(options))
     if owned:
         raise SentencePieceTrainingError("option", f"train() writes the text and the model files itself; "
                                          f"do not pass {', '.join(owned)}.", "Pass the text as the first argument.")
     text, _ = clean_text(text)
-    waiting = time.perf_counter()
-    while not _slots.acquire(timeout=0.2):
-        waited = time.perf_counter() - waiting
-        if waited > timeout:
-            raise SentencePieceTrainingError(
-                "busy", f"{MAX_CONCURRENT} other training(s) kept this server busy for {timeout:g} s.",
-                "Try again in a moment.")
-        if progress is not None:
-            progress(Progress(waited, "Waiting for another training to finish", f"{MAX_CONCURRENT} at a time"))
-    try:
-        return _train(text, timeout, memory_mb, progress, name, title, dict(options))
-    finally:
-        _slots.release()
-
-
-def _train(text: str, timeout: float, memory_mb: int, progress, name: str, title: str | None,
-           options: dict) -> SentencePieceTokenizer:
+    options = dict(options)
     vocab_size = _as_int(options.get("vocab_size"), OPTIONS["vocab_size"].default)
-    start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="token-lens-spm-") as job:
         job_dir = Path(job)
         with open(job_dir / "corpus.txt", "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        job = {"options": options, "memory_bytes": int(memory_mb) << 20,
-               "deadline_seconds": math.ceil(timeout) + 30}  # the child's own limit, should this process die
-        (job_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        log_path = job_dir / "log.txt"
-        env = {**os.environ, "MALLOC_ARENA_MAX": "2"}  # per-thread malloc arenas would eat the address-space cap
-        with open(log_path, "wb") as log_out:
-            proc = subprocess.Popen([sys.executable, "-I", str(WORKER), str(job_dir)], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=log_out, env=env, start_new_session=True)
-        state, phases, timed_out = _LogState(vocab_size), [], False
+        (job_dir / "job.json").write_text(json.dumps({"options": options}), encoding="utf-8")
+        state, phases = _LogState(vocab_size), []
         pending = b""
+
+        def watch(out: bytes, err: bytes, running: float) -> None:  # the trainer's log, as it grows
+            nonlocal pending
+            *lines, pending = (pending + err).split(b"\n")
+            for line in lines:
+                m = _LOG_LINE.match(line.decode("utf-8", errors="replace"))
+                if m and state.feed(m.group(1)) and (not phases or phases[-1][1] != state.phase):
+                    phases.append((running, state.phase))
+
+        def report(s: jobs.JobState) -> None:
+            if s.waiting:
+                progress(Progress(s.elapsed, "Waiting for another training to finish",
+                                  f"{jobs.MAX_CONCURRENT} at a time"))
+            else:
+                progress(Progress(s.running, state.phase, state.detail, state.fraction, s.pid))
+
         try:
-            with open(log_path, "rb") as log_in:
-                last_call = -1.0
-                while True:
-                    rc = proc.poll()
-                    pending += log_in.read()
-                    *lines, pending = pending.split(b"\n")
-                    changed = False
-                    for line in lines:
-                        m = _LOG_LINE.match(line.decode("utf-8", errors="replace"))
-                        if m and state.feed(m.group(1)):
-                            changed = True
-                            if not phases or phases[-1][1] != state.phase:
-                                phases.append((time.perf_counter() - start, state.phase))
-                    elapsed = time.perf_counter() - start
-                    if rc is not None:
-                        break
-                    if elapsed > timeout:
-                        timed_out = True
-                        break
-                    if progress is not None and (changed or elapsed - last_call >= 0.2):
-                        progress(Progress(elapsed, state.phase, state.detail, state.fraction, proc.pid))
-                        last_call = elapsed
-                    time.sleep(0.03)
-        finally:
-            if proc.poll() is None:  # timed out, or the caller's progress callback raised: stop the child
-                proc.kill()
-            proc.wait()
-        log = log_path.read_text(encoding="utf-8", errors="replace")
+            done = jobs.run_program([sys.executable, "-I", str(WORKER), str(job_dir)], timeout=timeout,
+                                    memory_mb=memory_mb, report=report if progress is not None else None, watch=watch)
+        except jobs.JobError as e:
+            if e.reason == "busy":
+                raise SentencePieceTrainingError(
+                    "busy", f"{jobs.MAX_CONCURRENT} other jobs kept this server busy for {timeout:g} s.",
+                    "Try again in a moment.") from None
+            if e.reason == "timeout":
+                raise explain_failure("", "", options, timed_out=True, timeout=timeout, memory_mb=memory_mb) from None
+            raise
+        log = done.stderr.decode("utf-8", errors="replace")
         error = ""
         if (job_dir / "error.json").exists():
             error = json.loads((job_dir / "error.json").read_text(encoding="utf-8")).get("message", "")
         model = job_dir / "model.model"
-        if timed_out or proc.returncode != 0 or not model.exists():
-            raise explain_failure(error, log, options, returncode=proc.returncode, timed_out=timed_out,
-                                  timeout=timeout, memory_mb=memory_mb)
+        if done.returncode != 0 or not model.exists():
+            raise explain_failure(error, log, options, returncode=done.returncode, timeout=timeout,
+                                  memory_mb=memory_mb)
         data = model.read_bytes()
-        done = json.loads((job_dir / "done.json").read_text(encoding="utf-8"))
-    seconds = time.perf_counter() - start
+        finished = json.loads((job_dir / "done.json").read_text(encoding="utf-8"))
     tok = SentencePieceTokenizer(model_proto=data, name=name, title=title or name)
     tok.report = SentencePieceReport(
         options=options, model_type=tok.model_type, requested_vocab_size=vocab_size, vocab_size=tok.vocab_size,
-        seconds=seconds, trainer_seconds=done.get("train_seconds"), text_chars=len(text),
+        seconds=done.seconds, trainer_seconds=finished.get("train_seconds"), text_chars=len(text),
         text_bytes=len(text.encode("utf-8")), sentences=_int(r"Loaded all (\d+) sentences", log)
         or _int(r"Sampled (\d+) sentences", log), skipped_too_long=_int(r"Skipped (\d+) too long sentences", log) or 0,
         alphabet_size=_int(r"Alphabet size=(\d+)", log),
         character_coverage=_float(r"Final character coverage=([\d.e+-]+)", log),
-        peak_memory_mb=done["peak_rss_kb"] / 1024 if done.get("peak_rss_kb") else None, phases=phases, log=log)
+        peak_memory_mb=finished["peak_rss_kb"] / 1024 if finished.get("peak_rss_kb") else None, phases=phases, log=log)
     return tok
 
 
 def load_model(data: bytes, *, name: str = "sp_upload", title: str | None = None,
                timeout: float = 20.0) -> SentencePieceTokenizer:
     """A .model file someone uploaded -> SentencePieceTokenizer, or ModelFormatError saying why not.
-    The bytes are first loaded (and a probe text encoded) in a child process, so that a file crafted
-    to crash SentencePiece's native loader ends the child, not the app."""
+    The bytes are first loaded (and a probe text encoded) in a child process (through the one runner,
+    tokenizers.jobs), so that a file crafted to crash SentencePiece's native loader ends the child,
+    not the app."""
     from tokenizers.sentencepiece.model import ModelFormatError
 
     if not data:
         raise ModelFormatError("The file is empty. A SentencePiece model is the binary .model file written by "
                                "spm_train or SentencePieceTrainer.train.")
     try:
-        proc = subprocess.run([sys.executable, "-I", str(WORKER), "--check"], input=bytes(data), capture_output=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise ModelFormatError(f"Loading the file took longer than {timeout:g} s; it is not a usable model.") from None
-    if proc.returncode != 0:
-        said = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        why = said[-1] if said and proc.returncode > 0 else f"the loader crashed (exit status {proc.returncode})"
+        done = jobs.run_program([sys.executable, "-I", str(WORKER), "--check"], input=bytes(data), timeout=timeout)
+    except jobs.JobError as e:
+        if e.reason == "timeout":
+            raise ModelFormatError(f"Loading the file took longer than {timeout:g} s; it is not a usable "
+                                   "model.") from None
+        raise ModelFormatError(f"The file could not be checked now: {e}") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        why = said[-1] if said and done.returncode > 0 else f"the loader crashed (exit status {done.returncode})"
         if "ParseFromArray" in why:
             why = "its bytes do not parse as SentencePiece's model format"
         why = re.sub(r"^\w+: \w+: src/\S+ ", "", why)  # "RuntimeError: INTERNAL: src/x.cc(12) " -> the words

@@ -1,11 +1,12 @@
-"""The child process that runs SentencePiece's trainer (started by sentencepiece_train.train).
+"""The child process that runs SentencePiece's trainer (started by sentencepiece.train.train through
+the one runner, tokenizers.jobs.run_program, which sets its memory cap and its own deadline).
 
 Run as a script, `python -I sentencepiece/worker.py JOB_DIR`, so that it imports nothing of this
 repository. SentencePiece's native CHECK failures abort the process they run in: here that is this
-child, never the app. The parent sends stderr (where the trainer logs) to a file it reads while
-training runs. JOB_DIR holds job.json ({"options": {...}, "memory_bytes": n, "deadline_seconds": s})
-and corpus.txt; the model lands in JOB_DIR/model.model (with done.json: the trainer's own time and
-peak memory), or a failure in JOB_DIR/error.json.
+child, never the app. The runner keeps stderr (where the trainer logs) and hands it to the trainer's
+`watch` while training runs. JOB_DIR holds job.json ({"options": {...}}) and corpus.txt; the model
+lands in JOB_DIR/model.model (with done.json: the trainer's own time and peak memory), or a failure in
+JOB_DIR/error.json.
 
 `python -I sentencepiece/worker.py --check < model` loads a model someone uploaded and encodes a
 probe text with it, so that a file crafted to crash the native loader crashes this child instead.
@@ -14,7 +15,6 @@ probe text with it, so that a file crafted to crash the native loader crashes th
 import json
 import os
 import resource
-import signal
 import sys
 import time
 
@@ -35,11 +35,6 @@ def peak_memory_kb() -> int:
 def main(job_dir: str) -> int:
     with open(os.path.join(job_dir, "job.json"), encoding="utf-8") as f:
         job = json.load(f)
-    cap = job.get("memory_bytes")
-    if cap:  # a cap on the address space: an allocation past it fails instead of swapping the machine
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    if job.get("deadline_seconds"):  # should the parent die and never stop us, SIGALRM (default action) will
-        signal.alarm(int(job["deadline_seconds"]))
     try:
         import sentencepiece as spm
 
