@@ -66,6 +66,7 @@ def test_llama3_equals_llama_models_chat_format(tmp_path):
     want = run_vendor(LLAMA_SCRIPT, LLAMA_MODELS, {"model": str(vendor_path("llama3")),
                                                    "conversations": [as_json(c) for c in CONVERSATIONS]}, tmp_path)
     tok = get_tokenizer("llama3")
+    assert len(want) == len(CONVERSATIONS)  # zip would stop at the shorter list
     for conv, ids in zip(CONVERSATIONS, want):
         assert list(tokenize_chat(tok, FORMATS["llama3"], conv).tokens.ids) == ids
 
@@ -102,6 +103,7 @@ def test_mistral_equals_mistral_common(tmp_path, name, model):
     want = run_vendor(MISTRAL_SCRIPT, MISTRAL_COMMON, {"model": str(path), "conversations": [as_json(c) for c in convs]},
                       tmp_path)
     tok = get_tokenizer(name)
+    assert len(want) == len(convs) > 0  # zip would stop at the shorter list
     for conv, (ids, _text) in zip(convs, want):
         got = tokenize_chat(tok, format_for(name), conv)
         assert list(got.tokens.ids) == ids
@@ -219,13 +221,10 @@ def test_a_long_conversation_is_cut_to_its_bound():
 
 
 def test_the_chat_page_counts_a_long_conversation_up_to_its_bound():
-    from streamlit.testing.v1 import AppTest
-
     from app_pages.compare_chat import MAX_TOTAL_CHARS
+    from conftest import app_test
 
-    at = AppTest.from_file("../app.py", default_timeout=300)
-    at.query_params["tokenizers"] = "gpt2"
-    at.run()
+    at = app_test(query={"tokenizers": "gpt2"}, timeout=300)
     at.session_state["compare_mode"] = "Chat"
     at.run()
     at.session_state["compare_chat_tokenizers"] = ["llama3"]

@@ -9,7 +9,8 @@ import re
 import pytest
 
 import hostile
-from hostile import DRIVERS, MODEL_UPLOADS, TEXT_UPLOADS, TEXTS, new_app, outcome, text
+from conftest import app_test
+from hostile import DRIVERS, MODEL_UPLOADS, TEXT_UPLOADS, TEXTS, outcome, text
 from tokenizers import get_tokenizer
 from tokenizers.core.text import clean_text
 from service import limits
@@ -20,7 +21,7 @@ MEGA = ["1M spaces", "1M a", "1M emoji", "5MB random Unicode", "endoftext x100k"
 
 def drive(input_name: str, value):
     page, driver, kind = DRIVERS[input_name]
-    at = driver(new_app(), value)
+    at = driver(app_test(timeout=600), value)
     seen = outcome(at)
     assert not seen["exception"], (input_name, seen["exception"])
     return at, seen

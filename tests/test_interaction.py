@@ -5,16 +5,14 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from tokenizers import get_tokenizer
 
 K = "compare_"
 
 
 def app(**query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
+    at = app_test(query=query)
     assert not at.exception
     return at
 
@@ -60,10 +58,8 @@ def test_text_with_boundaries_sends_cuts_in_javascript_offsets():
 
 def test_a_pinned_token_shows_details_tree_and_link():
     text = "Tokenization isn't magic"
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.query_params.update(text=text, tokenizers="gpt2,cl100k_base")
-    at.session_state[f"{K}pinned"] = ("cl100k_base", "a", 1, hash(text))
-    at.run()
+    at = app_test(query={"text": text, "tokenizers": "gpt2,cl100k_base"},
+                  state={f"{K}pinned": ("cl100k_base", "a", 1, hash(text))})
     assert not at.exception
     tid = get_tokenizer("cl100k_base").encode(text)[1]
     assert any(f"**Token {tid}**" in m.value for m in at.markdown)
@@ -104,10 +100,8 @@ def test_live_box_takes_only_edits_on_the_current_revision():
 
 def test_a_token_pinned_in_text_b_opens_text_b():
     a, b = "hello world", "Tokenization isn't magic"
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.query_params.update(text=a, text_b=b, ab="1", tokenizers="cl100k_base")
-    at.session_state[f"{K}pinned"] = ("cl100k_base", "b", 1, hash(b))
-    at.run()
+    at = app_test(query={"text": a, "text_b": b, "ab": "1", "tokenizers": "cl100k_base"},
+                  state={f"{K}pinned": ("cl100k_base", "b", 1, hash(b))})
     assert not at.exception
     tid = get_tokenizer("cl100k_base").encode(b)[1]
     assert any(f"**Token {tid}**" in m.value for m in at.markdown)

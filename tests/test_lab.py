@@ -3,16 +3,14 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from service import uploads as lab
 
 K = "lab_"
 
 
 def lab_app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.run()  # st.navigation must register the pages (custom url_path) before switching
-    at.switch_page("app_pages/bpe_lab.py")
-    at.run()
+    at = app_test("bpe_lab")
     assert [t.value for t in at.title] == ["BPE Lab"]
     assert not at.exception
     return at

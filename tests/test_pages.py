@@ -5,7 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS
+from conftest import TRICKY_TEXTS, app_test
 from tokenizers import default_tokenizers, get_tokenizer
 
 TIMEOUT = 120
@@ -13,10 +13,7 @@ K = "compare_"
 
 
 def app(**query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
+    at = app_test(query=query, timeout=TIMEOUT)
     assert not at.exception
     return at
 
@@ -87,9 +84,7 @@ def test_tricky_text_never_breaks_the_page(text):
 
 def test_lone_surrogate_in_state_is_reported():
     """Widgets cannot carry a lone surrogate (protobuf wants UTF-8), but state set by code can."""
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.session_state[f"{K}text"] = "a\ud83db"
-    at.run()
+    at = app_test(state={f"{K}text": "a\ud83db"}, timeout=TIMEOUT)
     assert not at.exception
     assert any("lone surrogate" in w.value for w in at.warning)
     assert at.session_state[f"{K}text"] == "a\ufffdb"
@@ -227,6 +222,7 @@ def test_decode_ids_and_errors():
 def test_big_text_pages_show_the_same_stretch_in_every_column():
     text = "".join(f"line {i}: naïve café 안녕 👋🏽 {i * 7919}\n" for i in range(12_000))  # ~430 K chars
     at = set_text(app(tokenizers="gpt2,cl100k_base,mistral_sp"), text)
+    assert set(heads(at)) == {"gpt2", "cl100k_base", "mistral_sp"}  # the loop below checks each one
     for name, n in heads(at).items():
         assert n == len(get_tokenizer(name).tokenize(text))  # counts cover the whole text
     pages = at.number_input(key=f"{K}page").max

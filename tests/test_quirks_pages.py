@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS
+from conftest import TRICKY_TEXTS, app_test
 from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv
 from ui.quirks import CARDS
@@ -14,19 +14,9 @@ from ui.quirks import CARDS
 Q, L = "quirks_", "languages_"
 
 
-def page(path: str, **state) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.run()
-    at.switch_page(path)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception
-    return at
-
-
 def quirks(**state) -> AppTest:
-    at = page("app_pages/quirks.py", **state)
+    at = app_test("quirks", state=state, timeout=180)
+    assert not at.exception
     assert [t.value for t in at.title] == ["Quirks"]
     return at
 
@@ -181,7 +171,8 @@ def test_rare_tab_shows_gpt2_glitch_candidates():
 
 # -- Languages -------------------------------------------------------------------------------------
 def languages(**state) -> AppTest:
-    at = page("app_pages/languages.py", **state)
+    at = app_test("languages", state=state, timeout=180)
+    assert not at.exception
     assert [t.value for t in at.title] == ["Languages & code"]
     return at
 

@@ -8,6 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from tokenizers import get_tokenizer
 from tokenizers.chat import Message, chat_tokenizer, format_for, tokenize_chat
 from tokenizers.user_files import UserFileError, load_user_file, parse_specials
@@ -93,8 +94,7 @@ def test_ids_beyond_the_bound_are_refused():
 
 # -- AppTest: uploads --------------------------------------------------------------------------------
 def app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.run()
+    at = app_test(timeout=180)
     assert not at.exception
     return at
 
@@ -228,9 +228,7 @@ def test_chat_mode_with_cl100k_and_mistral_sp_and_an_empty_conversation():
 
 
 def test_chat_link_opens_chat_mode():
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.query_params["mode"] = "chat"
-    at.run()
+    at = app_test(query={"mode": "chat"}, timeout=180)
     assert not at.exception
     assert at.radio(key=f"{K}mode").value == "Chat"
 

@@ -6,25 +6,20 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from tokenizers import get_tokenizer
 
 TIMEOUT = 120
 
 
 def page(path: str | None = None, **query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    if path:
-        at.switch_page(path)
-        at.run()
+    at = app_test(path, query=query, timeout=TIMEOUT)
     assert not at.exception
     return at
 
 
 def lab() -> AppTest:
-    return page("app_pages/bpe_lab.py")
+    return page("bpe_lab")
 
 
 def train(at, text=None, vocab=None, split=None):
@@ -224,6 +219,7 @@ def test_adjacent_tokens_differ_and_repeats_keep_their_color():
         tok = get_tokenizer(name)
         for text in EXAMPLES.values():
             segs = _segment_colors(render_spans(text, tok.tokenize(text, disallowed_special=())))
+            assert segs, (name, text)  # the loops below check nothing if no token was found
             assert all(c for c, _, _ in segs)
             color_of = {}
             for color, ids, _ in segs:
