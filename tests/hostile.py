@@ -1,5 +1,5 @@
 """Hostile inputs (issue 16), made here and reproducible (fixed seeds), for the AppTest and browser
-tests (tests/test_hostile_pages.py, tests/e2e/test_hostile_browser.py) and the measurement script
+tests (tests/test_hostile_inputs.py, tests/e2e/test_hostile_browser.py) and the measurement script
 (benchmarks/hostile_inputs.py). Texts are built on demand: several are megabytes."""
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ BAD_IDS = ["50257", "4294967296", "99999999999999999999999999999", "-1", "1e9", 
 def vocab_sizes(lo: int, hi: int) -> list:
     # no NaN or infinity: an integer number_input travels as an int64 (WidgetState.int_value), so no
     # browser can send one, and AppTest's float would fail in Streamlit's own deserializer before the
-    # page runs; links and state go through ui.limits.clamp_int, tested with them in tests/test_limits.py
+    # page runs; links and state go through service.limits.clamp_int, tested with them in tests/test_input_bounds.py
     return [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, -1, 0, 10 ** 30, 2 ** 63]
 
 

@@ -519,7 +519,7 @@ def test_a_normalizing_model_on_compare_with_tricky_text():
     from conftest import TRICKY_TEXTS
 
     from app_pages.shared import USER_TOKENIZERS
-    from test_pages import spans_html
+    from test_compare_page import spans_html
 
     tok = spt.train(stdlib_docstrings(100_000), vocab_size=2000, name="sp_lab", title="SP defaults")
     for text in TRICKY_TEXTS + ["ｆｕｌｌ ﬁ ﷺ   x  ", "   "]:
