@@ -105,3 +105,6 @@ def test_repr_is_shown_as_typed_not_escaped():
     from ui.formatting import md_inline_code
 
     assert md_inline_code("a`b") == "``a`b``" and md_inline_code("`") == "`` ` ``"
+
+
+# the stale token picker is a browser-side effect: tests/e2e/test_interaction_browser.py
