@@ -1,6 +1,6 @@
-"""Hostile inputs (issue 16), made here and reproducible (fixed seeds), for the AppTest and browser
-tests (tests/test_hostile_inputs.py, tests/e2e/test_hostile_browser.py) and the measurement script
-(benchmarks/hostile_inputs.py). Texts are built on demand: several are megabytes."""
+"""Hostile inputs (issue 16), made here and reproducible (fixed seeds), for the AppTest tests
+(tests/test_hostile_inputs.py) and the measurement script (benchmarks/hostile_inputs.py). Texts are
+built on demand: several are megabytes."""
 
 from __future__ import annotations
 

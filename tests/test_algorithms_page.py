@@ -123,6 +123,7 @@ def test_sennrichs_example_step_by_step():
     assert any("Frequency alone would have merged" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_vocabulary_and_curve_tabs():
     at = train_on(page(), vocab=300, builtin=20_000)
     at.selectbox(key=f"{K}vocab_alg").set_value("wordpiece").run()
@@ -173,6 +174,7 @@ def test_a_megabyte_is_bounded_with_a_message():
     assert not at.exception
 
 
+@pytest.mark.slow
 def test_user_text_is_escaped():
     at = train_on(page(), vocab=300, builtin=20_000)
     payload = "<script>alert(1)</script><img src=x onerror=alert(2)> [a](http://x) `x`"
@@ -216,6 +218,7 @@ def test_sentencepiece_spans_are_unchanged():
     assert html.count('<span class="tl-sp">▁</span>') == 2 and "tl-wm" not in html.split("</style>", 1)[1]
 
 
+@pytest.mark.slow
 def test_trained_models_work_on_inside_a_token():
     own = train_on(page(), SENNRICH, 20).session_state["user_tokenizers"]
     assert sorted(own) == ["alg_char", "alg_unigram", "alg_word_bpe", "alg_wordpiece"]  # byte-level: no, at 20

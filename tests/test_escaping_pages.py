@@ -425,6 +425,7 @@ def test_algorithms_corpus_upload_and_inputs_with_payloads():
 
 
 # -- Quirks and Languages, with an uploaded tokenizer among the chosen ones ----------------------------------
+@pytest.mark.slow
 def test_quirks_cards_and_evidence_with_payloads():
     at = app()
     upload_tokenizer(at, UPLOAD_NAME)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import app_test
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,6 +17,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ws_messages import corpus, million_merges_model, recording  # noqa: E402
 
 MB = 1_000_000
+pytestmark = pytest.mark.slow  # every view here is driven with 300 KB to a million merges
 
 
 def biggest(at, action=None) -> tuple[int, str]:

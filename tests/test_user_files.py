@@ -76,6 +76,7 @@ def test_tiktoken_pattern_and_specials_are_checked():
         parse_specials('{"<|a|>": 99999999}')
 
 
+@pytest.mark.slow
 def test_a_catastrophic_pattern_is_stopped():
     from tokenizers.core.patterns import PatternError
 
