@@ -81,7 +81,7 @@ def one_input(input_name: str, only: list[str] | None) -> list[dict]:
         if only and value_name not in only:
             continue
         value = make()
-        at = hostile.new_app()  # Compare, with the default tokenizers loaded; the driver opens its page
+        at = hostile.app_test(timeout=600)  # Compare, with the default tokenizers loaded; the driver opens its page
         gc.collect()
         before, _ = memory_mb()
         reset_peak()

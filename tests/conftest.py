@@ -56,6 +56,43 @@ TRICKY_TEXTS = [
 ]
 
 
+# -- the app through AppTest ----------------------------------------------------------------------------
+APP = str(ROOT / "app.py")
+
+
+def app_test(page: str | None = None, *, query: dict | None = None, state: dict | None = None,
+             timeout: float = 120, run: bool = True):
+    """A visit to the app (app.py and its router), headless through Streamlit's AppTest, run once and
+    returned for the test to drive. Without `page` it opens Compare, the default page, with `query` as
+    its link and `state` already in the session. With `page` ("inside", "bpe_lab": a file in
+    app_pages/) the router runs once on Compare, so that st.navigation registers the pages, then the
+    visit goes to `page` (see `goto`). `timeout` is each run's, in seconds. `run=False` returns the
+    visit before its first run (a test that sets the link itself). It asserts nothing: the tests do."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    if not run:
+        return at
+    if page is None:
+        at.query_params.update(query or {})
+        for k, v in (state or {}).items():
+            at.session_state[k] = v
+        return at.run()
+    at.run()  # st.navigation must register the pages (custom url_path) before switching
+    return goto(at, page, query=query, **(state or {}))
+
+
+def goto(at, page: str, *, query: dict | None = None, **state):
+    """Go to app_pages/`page`.py and run it: `state` is put in the session first (as an earlier run or a
+    link would leave it) and the page's link is `query` alone (a browser drops the last page's)."""
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.switch_page(f"app_pages/{page}.py")
+    at.query_params.clear()
+    at.query_params.update(query or {})
+    return at.run()
+
+
 @pytest.fixture(autouse=True)
 def _restore_cache_env():
     """Tests that point the caches elsewhere must not leak that into later tests."""

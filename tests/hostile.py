@@ -1,6 +1,6 @@
-"""Hostile inputs (issue 16), made here and reproducible (fixed seeds), for the AppTest and browser
-tests (tests/test_hostile_pages.py, tests/e2e/test_hostile_browser.py) and the measurement script
-(benchmarks/hostile_inputs.py). Texts are built on demand: several are megabytes."""
+"""Hostile inputs (issue 16), made here and reproducible (fixed seeds), for the AppTest tests
+(tests/test_hostile_inputs.py) and the measurement script (benchmarks/hostile_inputs.py). Texts are
+built on demand: several are megabytes."""
 
 from __future__ import annotations
 
@@ -143,32 +143,15 @@ BAD_IDS = ["50257", "4294967296", "99999999999999999999999999999", "-1", "1e9", 
 def vocab_sizes(lo: int, hi: int) -> list:
     # no NaN or infinity: an integer number_input travels as an int64 (WidgetState.int_value), so no
     # browser can send one, and AppTest's float would fail in Streamlit's own deserializer before the
-    # page runs; links and state go through ui.limits.clamp_int, tested with them in tests/test_limits.py
+    # page runs; links and state go through service.limits.clamp_int, tested with them in tests/test_input_bounds.py
     return [lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, -1, 0, 10 ** 30, 2 ** 63]
 
 
 # -- driving the pages (AppTest) ------------------------------------------------------------------------
-# Each driver takes a fresh AppTest on the app's router (already run once) and a value, puts the value
-# where a visitor would, runs the page, and returns the AppTest. The tests and the benchmark share them.
-APP = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "app.py")
-
-
-def new_app(timeout: float = 600, **query):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    return at
-
-
-def goto(at, page: str, **state):
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
-    return at
+# Each driver takes a fresh AppTest on the app's router (conftest.app_test(), already run once) and a
+# value, puts the value where a visitor would, runs the page, and returns the AppTest. The tests and the
+# benchmark share them.
+from conftest import app_test, goto  # noqa: E402
 
 
 def _compare_text(at, value):
@@ -307,7 +290,7 @@ def _gap_model_everywhere(at, value):
     for page, state in steps:
         # a fresh visit that already has the model, per page: AppTest cannot re-send a picker that
         # holds a visitor's tokenizer (it formats titles outside a run), which a browser does fine
-        at = new_app()
+        at = app_test(timeout=600)
         at.session_state["user_tokenizers"] = own
         goto(at, "bpe_lab")  # a page without such pickers, so that the next run starts clean
         goto(at, page, **state)

@@ -230,6 +230,7 @@ def test_markers_cover_no_bytes():
     assert [(t.piece, t.bytes, t.byte_span) for t in toks] == [("low", b"low", (0, 4)), ("##est", b"est", (4, 7))]
 
 
+@pytest.mark.slow
 def test_fast_trainer_equals_the_reference():
     rng = random.Random(7)
     texts = [SENNRICH, stdlib_docstrings(6000), "aaaa aaa aa a aaaaaaa abab baba " * 3]

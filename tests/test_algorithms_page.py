@@ -5,6 +5,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from tokenizers.classic.algorithms import NAMES, train
 from tokenizers.core.corpus import stdlib_docstrings
 
@@ -13,10 +14,7 @@ SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 
 
 
 def page() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.run()  # st.navigation must register the pages (custom url_path) before switching
-    at.switch_page("app_pages/algorithms.py")
-    at.run()
+    at = app_test("algorithms", timeout=180)
     assert not at.exception
     assert [t.value for t in at.title] == ["Algorithms"]
     return at
@@ -125,6 +123,7 @@ def test_sennrichs_example_step_by_step():
     assert any("Frequency alone would have merged" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_vocabulary_and_curve_tabs():
     at = train_on(page(), vocab=300, builtin=20_000)
     at.selectbox(key=f"{K}vocab_alg").set_value("wordpiece").run()
@@ -175,6 +174,7 @@ def test_a_megabyte_is_bounded_with_a_message():
     assert not at.exception
 
 
+@pytest.mark.slow
 def test_user_text_is_escaped():
     at = train_on(page(), vocab=300, builtin=20_000)
     payload = "<script>alert(1)</script><img src=x onerror=alert(2)> [a](http://x) `x`"
@@ -218,6 +218,7 @@ def test_sentencepiece_spans_are_unchanged():
     assert html.count('<span class="tl-sp">▁</span>') == 2 and "tl-wm" not in html.split("</style>", 1)[1]
 
 
+@pytest.mark.slow
 def test_trained_models_work_on_inside_a_token():
     own = train_on(page(), SENNRICH, 20).session_state["user_tokenizers"]
     assert sorted(own) == ["alg_char", "alg_unigram", "alg_word_bpe", "alg_wordpiece"]  # byte-level: no, at 20
@@ -225,12 +226,7 @@ def test_trained_models_work_on_inside_a_token():
     def inside(**state) -> AppTest:
         # a fresh app per look: AppTest cannot change a selectbox that has a format_func and then
         # another widget, so the visit's models and the Inside page's state are set before it runs
-        at = AppTest.from_file("../app.py", default_timeout=120)
-        at.session_state["user_tokenizers"] = own
-        for k, v in state.items():
-            at.session_state[f"inside_{k}"] = v
-        at.run()
-        at.switch_page("app_pages/inside.py").run()
+        at = app_test("inside", state={"user_tokenizers": own, **{f"inside_{k}": v for k, v in state.items()}})
         assert not at.exception
         assert [t.value for t in at.title] == ["Inside a token"]
         return at

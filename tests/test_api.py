@@ -198,6 +198,7 @@ def _paths(tok, data: bytes) -> dict[str, list[int]]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=120) | st.text(alphabet=st.sampled_from("ab e\nt'h🙂"), max_size=300))
 def test_every_fast_path_applies_the_reference_rule(trained, text):

@@ -206,6 +206,7 @@ def test_chars_and_graphemes():
     assert invalid_utf8_spans(b"ok\x8bok\xf0\x9f") == [(2, 3), (5, 7)]
 
 
+@pytest.mark.slow
 def test_a_backtracking_split_pattern_is_stopped_with_a_message():
     """(a|aa)+$ backtracks exponentially, (a+)+$ is quadratic over a long text of a's: both stop at
     the time limit that typed and uploaded patterns get, with a message, instead of running for ever."""

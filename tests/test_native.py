@@ -37,6 +37,7 @@ def _record(tok, report):
 CUSTOM = r"\p{L}+|\p{N}|[^\p{L}\p{N}]+"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["gpt4", "gpt2", CUSTOM])
 def test_native_trainer_equals_python_on_real_text(pattern):
     text = varied_text()[:400_000]
@@ -46,6 +47,7 @@ def test_native_trainer_equals_python_on_real_text(pattern):
     assert len(nat[0]) == 3000 - 256
 
 
+@pytest.mark.slow
 def test_native_trainer_equals_reference_without_split():
     text = stdlib_source(20_000)
     assert _record(*_train(text, 400, "none", "native")) == _record(*_train(text, 400, "none", "reference"))

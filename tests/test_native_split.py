@@ -64,6 +64,7 @@ TEXTS = st.lists(st.sampled_from(PIECES) | st.characters(exclude_categories=("Cs
                  max_size=40).map("".join)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS)
@@ -121,6 +122,7 @@ def _check_context(mode, fmt, cps):
         assert_same_ends(mode, text[i:i + step])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_every_code_point(mode, code_points):
     for fmt in CHEAP_CONTEXTS:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "app_pages"
 INPUT_WIDGETS = {"selectbox", "multiselect", "toggle", "checkbox", "text_input", "text_area", "number_input",
@@ -25,8 +27,8 @@ TRANSIENT_FILES = {"compare_upload.py"}
 
 
 def app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    return at
+    """A visit not yet run (the tests put a link in first); conftest.app_test runs it."""
+    return app_test(timeout=180, run=False)
 
 
 def go(at: AppTest, page: str) -> AppTest:

@@ -231,6 +231,7 @@ def test_corrupt_model_is_refused_clearly(data):
     assert "src/" not in str(e.value)  # the loader's words, not its source location
 
 
+@pytest.mark.slow
 def test_damaged_models_never_reach_the_app_broken(bpe, unigram):
     """Bytes flipped at random in real models: each loads and encodes, or is refused with a message."""
     import random

@@ -20,6 +20,7 @@ def test_the_example_from_the_issue():
     assert get_tokenizer("cl100k_base").twin.encode_ordinary("\u0558's") == [145, 246, 6, 82]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_every_code_point_in_context(name):
     tok = get_tokenizer(name)

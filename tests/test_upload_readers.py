@@ -9,7 +9,8 @@ import dataclasses
 
 import pytest
 
-from hostile import DRIVERS, new_app, outcome
+from conftest import app_test
+from hostile import DRIVERS, outcome
 from service import uploads
 from tokenizers import user_files
 from ui.formatting import escape_markdown
@@ -26,7 +27,7 @@ TEXT_PAGES = ["BPE Lab text upload", "SentencePiece Lab text upload", "Algorithm
 def verdict(page: str, kept_as: str | None, filename: str, data: bytes) -> tuple[str, list[str]]:
     """("loaded" or "refused", the page's error messages) after uploading the file on `page`."""
     page_name, driver, _ = DRIVERS[page]
-    at = driver(new_app(), (filename, data))
+    at = driver(app_test(timeout=600), (filename, data))
     seen = outcome(at)
     assert not seen["exception"], (page, seen["exception"])
     loaded = (kept_as or filename) in at.session_state["user_tokenizers"]
@@ -115,7 +116,7 @@ def test_one_limits_bounds_uploaded_texts_on_every_page(monkeypatch):
     said = escape_markdown("eng.txt is 0.0 MB; text files up to 10 KB are read. Upload a part of it.")
     for page in TEXT_PAGES:
         page_name, driver, _ = DRIVERS[page]
-        at = driver(new_app(), ("eng.txt", data))
+        at = driver(app_test(timeout=600), ("eng.txt", data))
         seen = outcome(at)
         assert not seen["exception"], (page, seen["exception"])
         assert said in seen["error"] + seen["warning"], (page, seen)

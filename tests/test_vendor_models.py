@@ -181,6 +181,7 @@ def test_own_encoder_equals_tiktoken(name):
 
 
 # -- a lower id is an earlier merge, in every new vocabulary ----------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["llama3", "qwen", "whisper", "mistral_tekken"])
 def test_ranked_vocabularies_merge_in_id_order(name):
     """tiktoken ranks: every merge makes a token with a higher id than both its parts. Every token of

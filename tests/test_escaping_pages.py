@@ -10,6 +10,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from payloads import ALL, EVIL, PAYLOADS
 
 TIMEOUT = 180
@@ -25,10 +26,7 @@ PLOTLY_TAGS = re.compile(r"<(a|img|script|svg|iframe|style|span|b|i|em|u|s|sup)[
 
 
 def app(**query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
+    at = app_test(query=query, timeout=TIMEOUT)
     assert not at.exception, at.exception
     return at
 
@@ -197,9 +195,9 @@ FILE_NAME = f"notes {LINK[:-1]} <https:{EVIL}> .txt"   # a text file's name as t
 
 
 def lab() -> AppTest:
-    at = app()
-    at.switch_page("app_pages/bpe_lab.py")
-    return run(at)
+    at = app_test("bpe_lab", timeout=TIMEOUT)
+    assert not at.exception, at.exception
+    return at
 
 
 def test_lab_upload_names_and_contents():
@@ -289,11 +287,9 @@ I = "inside_"
 
 
 def inside(**query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.switch_page("app_pages/inside.py")
-    for k, v in query.items():
-        at.query_params[k] = v
-    return run(at)
+    at = app_test("inside", query=query, timeout=TIMEOUT)
+    assert not at.exception, at.exception
+    return at
 
 
 @pytest.mark.parametrize("query", [
@@ -336,9 +332,9 @@ PIECES = [p for p in PAYLOADS.values() if "," not in p and "\n" not in p and len
 
 
 def sp_lab() -> AppTest:
-    at = app()
-    at.switch_page("app_pages/sentencepiece_lab.py")
-    return run(at)
+    at = app_test("sentencepiece_lab", timeout=TIMEOUT)
+    assert not at.exception, at.exception
+    return at
 
 
 def sp_tabs(at):
@@ -429,6 +425,7 @@ def test_algorithms_corpus_upload_and_inputs_with_payloads():
 
 
 # -- Quirks and Languages, with an uploaded tokenizer among the chosen ones ----------------------------------
+@pytest.mark.slow
 def test_quirks_cards_and_evidence_with_payloads():
     at = app()
     upload_tokenizer(at, UPLOAD_NAME)

@@ -1,40 +1,12 @@
-"""service/limits.py (the bounds on one visitor's input) and service/cache.py (the results store all visitors
-share): cuts fall between characters, numbers are clamped, the store keeps to its budget and
-remembers failures."""
+"""service/cache.py, the results store all visitors share: it keeps to its budget, shares a tokenizer's own
+result and remembers failures; and a tokenizer's own chunk cache is bounded too."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 
 from tokenizers import get_tokenizer
-from service import limits
 from service.cache import BoundedStore, tokenized
-
-
-@pytest.mark.parametrize("text", ["a" * 50, "é" * 50, "한" * 50, "👩‍👩‍👧" * 10, "a" * 9 + "€" * 20])
-@pytest.mark.parametrize("limit", [1, 10, 11, 12, 13, 40])
-def test_cut_text_ends_between_characters_within_the_limit(text, limit):
-    cut, size = limits.cut_text(text, limit)
-    assert text.startswith(cut)
-    assert len(cut.encode("utf-8")) <= limit
-    # the longest such start: one more character would be over
-    if cut != text:
-        assert len(text[: len(cut) + 1].encode("utf-8")) > limit
-        assert size == len(text.encode("utf-8"))
-
-
-def test_cut_text_leaves_a_short_text_alone():
-    assert limits.cut_text("hello", 100) == ("hello", -1)
-    assert limits.cut_text("hello", 5)[0] == "hello"
-
-
-@pytest.mark.parametrize("value,expected", [(5, 5), ("7", 7), (7.9, 7), (-3, 1), (10 ** 30, 100), (2 ** 63, 100),
-                                            (math.nan, 42), (math.inf, 42), (-math.inf, 42), (None, 42),
-                                            ("x", 42), ("²", 42)])
-def test_clamp_int(value, expected):
-    assert limits.clamp_int(value, 1, 100, 42) == expected
 
 
 def test_the_store_keeps_to_its_budget_least_recently_used_out():

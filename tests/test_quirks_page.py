@@ -1,4 +1,4 @@
-"""The Quirks and Languages pages through AppTest."""
+"""The Quirks page through AppTest."""
 
 import re
 from urllib.parse import parse_qs, urlsplit
@@ -6,27 +6,16 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS
+from conftest import TRICKY_TEXTS, app_test
 from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
-from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv
 from ui.quirks import CARDS
 
-Q, L = "quirks_", "languages_"
-
-
-def page(path: str, **state) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.run()
-    at.switch_page(path)
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    assert not at.exception
-    return at
+Q = "quirks_"
 
 
 def quirks(**state) -> AppTest:
-    at = page("app_pages/quirks.py", **state)
+    at = app_test("quirks", state=state, timeout=180)
+    assert not at.exception
     assert [t.value for t in at.title] == ["Quirks"]
     return at
 
@@ -179,61 +168,6 @@ def test_rare_tab_shows_gpt2_glitch_candidates():
     assert any("arXiv:2405.05417" in m.value for m in at.markdown)
 
 
-# -- Languages -------------------------------------------------------------------------------------
-def languages(**state) -> AppTest:
-    at = page("app_pages/languages.py", **state)
-    assert [t.value for t in at.title] == ["Languages & code"]
-    return at
-
-
-def test_languages_default_view():
-    at = languages()
-    table = at.dataframe[0].value
-    assert len(table) == len(LANGUAGES) and table.loc["eng", "premium:gpt2"] == 1.0
-    assert table.loc["hin", "tokens:cl100k_base"] == 190 and table.loc["hin", "tokens:o200k_base"] == 59
-    assert len(at.get("plotly_chart")) == 2
-    at.selectbox(key=f"{L}langs_metric").set_value("Bytes per token")
-    at.selectbox(key=f"{L}langs_order").set_value("by the first tokenizer's value")
-    at.selectbox(key=f"{L}ref").set_value("hin")
-    rerun(at)
-    assert at.dataframe[0].value.loc["hin", "premium:o200k_base"] == 1.0
-
-
-def test_languages_programs_tab():
-    at = languages(**{f"{L}tab": "Programs"})
-    table = at.dataframe[0].value
-    assert list(table.index) == list(PROGRAMS) and (table["premium:cl100k_base"].loc["python"] == 1.0)
-    assert any(c.language == "python" for c in at.code)
-
-
-def test_languages_upload_files_and_table():
-    at = languages(**{f"{L}tab": "Your corpus"})
-    assert any("No files yet" in i.value for i in at.info)
-    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"Good morning.\nThank you.\n", "text/plain"),
-                                                   ("kor.txt", "좋은 아침.\n감사합니다.\n".encode(), "text/plain"),
-                                                   ("[evil](x).txt", b"a", "text/plain")])
-    rerun(at)
-    table = at.dataframe[0].value
-    assert list(table.index) == ["eng", "kor"] and table.loc["eng", "premium:gpt2"] == 1.0
-    warnings = [w.value for w in at.warning]
-    assert any("Skipped" in w for w in warnings) and not any("[evil](x)" in w for w in warnings)  # escaped
-    at.file_uploader(key=f"{L}upload").set_value(("corpus.tsv", as_tsv().encode(), "text/tab-separated-values"))
-    rerun(at)
-    assert len(at.dataframe[0].value) == len(LANGUAGES)
-
-
-def test_languages_upload_problems():
-    at = languages(**{f"{L}tab": "Your corpus"})
-    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"\x00" * 1000, "text/plain")])
-    rerun(at)
-    assert any("binary" in w.value for w in at.warning)
-    assert any("fewer than two languages" in e.value for e in at.error)
-    at.file_uploader(key=f"{L}upload").set_value([("eng.txt", b"caf\xe9\n", "text/plain"),
-                                                   ("fra.txt", b"", "text/plain")])
-    rerun(at)
-    assert any("not all valid UTF" in w.value for w in at.warning) and any("empty" in w.value for w in at.warning)
-
-
 def own_tokenizer():
     from tokenizers import BPETokenizer
 
@@ -263,11 +197,3 @@ def test_a_visitors_own_tokenizer_joins_the_gallery_and_the_evidence():
     rerun(at)
     summary = at.dataframe[0].value.set_index("tokenizer")
     assert summary.loc["Lab BPE", "ordinary tokens"] == tok.vocab_size and summary.loc["Lab BPE", "unreachable"] == 0
-
-
-def test_a_visitors_own_tokenizer_on_the_languages_page():
-    at = languages(user_tokenizers={"lab_bpe": own_tokenizer()})
-    at.multiselect(key=f"{L}tokenizers").set_value(["gpt2", "lab_bpe"])
-    rerun(at)
-    table = at.dataframe[0].value
-    assert table.loc["eng", "premium:lab_bpe"] == 1.0 and table.loc["kor", "premium:lab_bpe"] > 1

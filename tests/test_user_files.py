@@ -1,5 +1,5 @@
-"""Your own tokenizer file (tokenizers/user_files.py, the Compare panel) and Compare's chat mode,
-through the library and through AppTest."""
+"""Your own tokenizer file (tokenizers/user_files.py, the Compare panel), through the library and through
+AppTest."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tokenizers import get_tokenizer
-from tokenizers.chat import Message, chat_tokenizer, format_for, tokenize_chat
+from conftest import app_test
 from tokenizers.user_files import UserFileError, load_user_file, parse_specials
 from upload_samples import BAD, GOOD, trained
 
@@ -77,6 +76,7 @@ def test_tiktoken_pattern_and_specials_are_checked():
         parse_specials('{"<|a|>": 99999999}')
 
 
+@pytest.mark.slow
 def test_a_catastrophic_pattern_is_stopped():
     from tokenizers.core.patterns import PatternError
 
@@ -93,8 +93,7 @@ def test_ids_beyond_the_bound_are_refused():
 
 # -- AppTest: uploads --------------------------------------------------------------------------------
 def app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.run()
+    at = app_test(timeout=180)
     assert not at.exception
     return at
 
@@ -165,74 +164,6 @@ def test_apptest_file_name_with_markdown_is_escaped():
     upload(at, "[x](http://evil)`.model", b"minbpe v1\n\n0\n")
     assert any("Loaded" in s.value for s in at.success)
     assert all("](http" not in s.value for s in at.success)  # brackets escaped
-
-
-# -- AppTest: chat mode ------------------------------------------------------------------------------
-def chat_app() -> AppTest:
-    at = app()
-    at.radio(key=f"{K}mode").set_value("Chat").run()
-    assert not at.exception
-    return at
-
-
-def summary(at) -> dict[str, dict]:
-    df = at.dataframe[0].value  # the summary comes first
-    return {r["tokenizer"]: r for r in df.to_dict("records")}
-
-
-def conversation(at) -> list[Message]:
-    roles = [s.value for s in at.selectbox if s.key and s.key.startswith(f"{K}chat_role_")]
-    texts = [t.value for t in at.text_area if t.key and t.key.startswith(f"{K}chat_text_")]
-    return [Message(r, t) for r, t in zip(roles, texts)]
-
-
-def test_chat_mode_counts_equal_the_library():
-    at = chat_app()
-    conv = conversation(at)
-    got = summary(at)
-    assert set(got) == {"Llama 3", "Qwen / Qwen2.5", "Mistral Tekken", "o200k_harmony (gpt-oss)"}
-    for name in ["llama3", "qwen", "mistral_tekken", "o200k_harmony"]:
-        tok = chat_tokenizer(name, get_tokenizer(name))
-        res = tokenize_chat(tok, format_for(name), conv)
-        row = got[tok.title if name != "o200k_harmony" else "o200k_harmony (gpt-oss)"]
-        assert row["tokens"] == res.total == len(tok.encode(res.text, allowed_special=set(format_for(name).specials)))
-        assert row["message words"] == res.content_total and row["format overhead"] == res.overhead
-    assert at.query_params["mode"] == "chat"
-    codes = [c.value for c in at.code]
-    assert any(c.startswith("<|begin_of_text|><|start_header_id|>system") for c in codes)
-    assert "tl-special" in " ".join(h.proto.body for h in at.get("html"))
-
-
-def test_chat_turns_are_added_and_removed():
-    at = chat_app()
-    n = len(conversation(at))
-    at.button(key=f"{K}chat_add_assistant").click().run()
-    assert len(conversation(at)) == n + 1 and conversation(at)[-1].role == "assistant"
-    at.button(key=f"{K}chat_remove_0").click().run()
-    conv = conversation(at)
-    assert len(conv) == n and conv[0].role == "user"  # the system turn went, the others kept their text
-    texts = [t for t in at.text_area if t.key and t.key.startswith(f"{K}chat_text_")]
-    texts[0].set_value("<|im_start|> and [INST] are text here").run()
-    assert not at.exception
-    assert any("stays text" in i.value for i in at.info)
-
-
-def test_chat_mode_with_cl100k_and_mistral_sp_and_an_empty_conversation():
-    at = chat_app()
-    at.multiselect(key=f"{K}chat_tokenizers").set_value(["cl100k_base", "mistral_sp", "claude_legacy"]).run()
-    assert not at.exception
-    assert set(summary(at)) == {"cl100k_base (GPT-4)", "Mistral 7B (SentencePiece)", "Claude ≤ 2 (legacy)"}
-    for key in [k for k in (s.key for s in at.button) if k and k.startswith(f"{K}chat_remove_")]:
-        at.button(key=key).click().run()
-    assert any("Add a turn" in i.value for i in at.info)
-
-
-def test_chat_link_opens_chat_mode():
-    at = AppTest.from_file("../app.py", default_timeout=180)
-    at.query_params["mode"] = "chat"
-    at.run()
-    assert not at.exception
-    assert at.radio(key=f"{K}mode").value == "Chat"
 
 
 def test_apptest_oversized_file_and_bad_regex():

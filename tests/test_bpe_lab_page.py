@@ -1,18 +1,18 @@
 """The BPE Lab through AppTest, and its upload handling."""
 
+import random
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from service import uploads as lab
 
 K = "lab_"
 
 
 def lab_app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.run()  # st.navigation must register the pages (custom url_path) before switching
-    at.switch_page("app_pages/bpe_lab.py")
-    at.run()
+    at = app_test("bpe_lab")
     assert [t.value for t in at.title] == ["BPE Lab"]
     assert not at.exception
     return at
@@ -133,3 +133,104 @@ def test_durations_read_well():
     from ui.formatting import duration
 
     assert [duration(x) for x in (0.00042, 0.035, 0.5, 1.254)] == ["0.4 ms", "35 ms", "500 ms", "1.25 s"]
+
+
+def texts(at) -> str:
+    return " ".join(e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
+                    for e in at.get(kind))
+
+
+def test_lab_view_survives_an_interaction_inside_it():
+    """st.tabs forgot its tab on the rerun after the step slider moved; the view is now a keyed
+    control whose choice lives in session_state."""
+    at = train(lab_app())
+    at.segmented_control(key="lab_view").set_value("Step by step").run()
+    at.slider(key="lab_step").set_value(2).run()
+    assert not at.exception
+    assert at.segmented_control(key="lab_view").value == "Step by step"
+    assert any("Merge **2** joined" in m.value for m in at.markdown)
+    at.segmented_control(key="lab_view").set_value("Vocabulary trade-off").run()
+    at.number_input(key="lab_dmodel").set_value(1024).run()
+    assert at.segmented_control(key="lab_view").value == "Vocabulary trade-off"
+
+
+def test_classic_example_is_one_click_and_true():
+    at = lab_app()
+    at.button(key="lab_classic").click().run()
+    assert not at.exception
+    tok = at.session_state["lab_model"]
+    assert tok.encode("aaabdaaabac", disallowed_special=()) == [258, 100, 258, 97, 99]
+    assert "[258, 100, 258, 97, 99]" in texts(at)
+    assert at.text_area(key="lab_text").value == "aaabdaaabac"
+
+
+def test_hint_on_the_default_text_does_not_promise_what_it_cannot_do():
+    at = lab_app()
+    hint = texts(at)
+    assert "Try the default text with a vocabulary of 259" not in hint
+
+
+@pytest.mark.parametrize("query", [" the", "·the"])
+def test_merge_search_takes_a_real_space(query):
+    at = train(lab_app())
+    at.text_input(key="lab_search").set_value(query).run()
+    rows = at.dataframe[0].value
+    assert len(rows) > 0
+    assert all("·the" in r["left"] + r["right"] + r["new token"] for _, r in rows.iterrows())
+
+
+def test_zero_merges_is_not_called_a_loaded_model():
+    at = train(lab_app(), vocab=256)
+    shown = texts(at)
+    assert "loaded model" not in shown.lower()
+    assert "0 merges" in shown
+    for view in ("Compression", "Step by step", "Vocabulary trade-off"):
+        at.segmented_control(key="lab_view").set_value(view).run()
+        assert not at.exception
+        assert "loaded model" not in texts(at).lower()
+
+
+def test_merge_table_height_follows_its_rows(monkeypatch):
+    """AppTest keeps no element heights, so the page's st.dataframe calls are recorded."""
+    import streamlit as st
+
+    calls, real = [], st.dataframe
+
+    def spy(data=None, *args, **kwargs):
+        calls.append((kwargs.get("key"), kwargs.get("height", "auto"), len(data) if data is not None else 0))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "dataframe", spy)
+    train(lab_app(), "aaabdaaabac", 259, "No split (the plain algorithm)")
+    merges = [c for c in calls if c[0] == "lab_merges"]
+    assert merges and merges[-1][2] == 3
+    height = merges[-1][1]
+    assert height == "auto" or (isinstance(height, int) and height < 200)  # 3 rows, not a fixed 420 px box
+
+
+def test_step_view_marks_whitespace():
+    at = train(lab_app())
+    at.segmented_control(key="lab_view").set_value("Step by step").run()
+    spans = [h.proto.body for h in at.get("html") if "tl-spans" in h.proto.body]
+    assert spans and 'class="tl-ws"' in spans[0]
+
+
+def test_random_bytes_are_refused_as_binary():
+    from service.uploads import UploadError, decode_upload
+
+    blob = random.Random(14).randbytes(3000)
+    with pytest.raises(UploadError, match="binary"):
+        decode_upload("noise.txt", blob)
+    # Latin-1 text is still text: invalid UTF-8, but no control bytes
+    text, replaced = decode_upload("latin1.txt", "café naïve résumé\n".encode("latin-1") * 50)
+    assert replaced == 200 and text.startswith("caf")
+
+
+def test_lab_model_on_compare_offers_its_download():
+    at = train(lab_app(), "the cat sat on the mat " * 20, 270)
+    at.switch_page("app_pages/compare.py")
+    at.run()
+    at.multiselect(key="compare_tokenizers").set_value(["lab_bpe", "gpt2"]).run()
+    assert not at.exception
+    assert "only in this visit" in texts(at)
+    assert "lab_bpe.model" in [b.proto.label for b in at.get("download_button")]

@@ -1,11 +1,12 @@
-"""The Compare page driven headlessly through Streamlit's AppTest: every control, the URL."""
+"""The Compare page driven headlessly through Streamlit's AppTest: every control, the URL, two texts, the
+boundaries view's data, a pinned token, presentation mode and the live box's revision rule."""
 
 import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS
+from conftest import TRICKY_TEXTS, app_test
 from tokenizers import default_tokenizers, get_tokenizer
 
 TIMEOUT = 120
@@ -13,10 +14,7 @@ K = "compare_"
 
 
 def app(**query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
+    at = app_test(query=query, timeout=TIMEOUT)
     assert not at.exception
     return at
 
@@ -87,9 +85,7 @@ def test_tricky_text_never_breaks_the_page(text):
 
 def test_lone_surrogate_in_state_is_reported():
     """Widgets cannot carry a lone surrogate (protobuf wants UTF-8), but state set by code can."""
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.session_state[f"{K}text"] = "a\ud83db"
-    at.run()
+    at = app_test(state={f"{K}text": "a\ud83db"}, timeout=TIMEOUT)
     assert not at.exception
     assert any("lone surrogate" in w.value for w in at.warning)
     assert at.session_state[f"{K}text"] == "a\ufffdb"
@@ -227,6 +223,7 @@ def test_decode_ids_and_errors():
 def test_big_text_pages_show_the_same_stretch_in_every_column():
     text = "".join(f"line {i}: naïve café 안녕 👋🏽 {i * 7919}\n" for i in range(12_000))  # ~430 K chars
     at = set_text(app(tokenizers="gpt2,cl100k_base,mistral_sp"), text)
+    assert set(heads(at)) == {"gpt2", "cl100k_base", "mistral_sp"}  # the loop below checks each one
     for name, n in heads(at).items():
         assert n == len(get_tokenizer(name).tokenize(text))  # counts cover the whole text
     pages = at.number_input(key=f"{K}page").max
@@ -301,3 +298,143 @@ def test_bulk_export_columns_equal_token_objects():
             toks = get_tokenizer(name).tokenize(t, allowed_special="all")
             rows = cmp.token_rows(toks[:])
             assert [dict(zip(cmp.COLUMNS, r)) for r in zip(*cmp.token_columns(toks))] == rows, name
+
+
+def components(at, name: str) -> list[dict]:
+    return [json.loads(c.proto.bytes or c.proto.json or c.proto.mixed.json) for c in at.get("bidi_component")
+            if c.proto.component_name == f"token_lens.{name}"]
+
+
+def test_two_texts_side_by_side():
+    at = app(tokenizers="gpt2,cl100k_base", ab="1", text="hello world", text_b="héllo wörld, hello world")
+    assert at.toggle(key=f"{K}ab").value
+    counts = [b for b in html_bodies(at) if 'class="tl-counts"' in b][0]
+    for name in ("gpt2", "cl100k_base"):
+        tok = get_tokenizer(name)
+        a = len(tok.encode("hello world"))
+        b = len(tok.encode("héllo wörld, hello world"))
+        row = counts.split(f'data-label="tokenizer">{tok.title}</td>')[1].split("</tr>")[0]
+        assert f'data-label="tokens A">{a:,}<' in row and f'data-label="tokens B">{b:,}<' in row
+        assert f'data-label="B − A">{b - a:,}<' in row
+    heads = [b for b in html_bodies(at) if 'class="tl-head"' in b]
+    assert sum('data-tokenizer="gpt2:b"' in h for h in heads) == 1  # B's own column
+    assert len(components(at, "token_spans")) == 4
+    assert at.query_params["ab"] == "1" and at.query_params["text_b"] == "héllo wörld, hello world"
+
+
+def test_text_with_boundaries_sends_cuts_in_javascript_offsets():
+    text = "a😀b مرحبا"
+    at = app(tokenizers="cl100k_base", view="Text with boundaries", text=text)
+    [data] = components(at, "boundaries")
+    assert data["text"] == text
+    toks = get_tokenizer("cl100k_base").tokenize(text, disallowed_special=())
+    from ui.spans import segments
+
+    starts = [s.char_span[0] for s in segments(text, toks)][1:]
+    # the emoji is one code point but two UTF-16 units: every cut after it moves by one
+    assert data["cuts"] == [c + (1 if c > 1 else 0) for c in starts]
+
+
+def test_a_pinned_token_shows_details_tree_and_link():
+    text = "Tokenization isn't magic"
+    at = app_test(query={"text": text, "tokenizers": "gpt2,cl100k_base"},
+                  state={f"{K}pinned": ("cl100k_base", "a", 1, hash(text))})
+    assert not at.exception
+    tid = get_tokenizer("cl100k_base").encode(text)[1]
+    assert any(f"**Token {tid}**" in m.value for m in at.markdown)
+    assert any('class="tl-tree"' in b for b in html_bodies(at))
+    spans = [d for d in components(at, "token_spans") if d["owner"] == "compare:cl100k_base:a"][0]
+    assert [s for s in spans["segs"] if "tl-pin" in s[0]][0][3] == 1
+    links = at.get("page_link")
+    assert links and "Inside" in links[0].proto.label
+    at.session_state[f"{K}text"] = "something else"  # a new text: the pin no longer applies
+    at.run()
+    assert not any(f"**Token {tid}**" in m.value for m in at.markdown)
+
+
+def test_presentation_mode_and_font_size_from_the_link():
+    at = app(present="1", font="XL", tokenizers="gpt2", text="hello")
+    assert at.toggle(key=f"{K}present").value and at.segmented_control(key=f"{K}font").value == "XL"
+    assert not at.title  # the title gives its room to the results
+    [spans] = components(at, "token_spans")
+    assert spans["font"] == "1.6rem"
+    assert at.query_params["present"] == "1" and at.query_params["font"] == "XL"
+
+
+def test_live_box_takes_only_edits_on_the_current_revision():
+    """An edit typed before Python replaced the text (an example) must not undo the replacement."""
+    from app_pages import widgets
+
+    at = app(tokenizers="gpt2", text="start")
+    box = [c for c in at.get("bidi_component") if c.proto.component_name == "token_lens.live_text"]
+    assert box and json.loads(box[0].proto.json or box[0].proto.mixed.json)["value"] == "start"
+    at.selectbox(key=f"{K}example").set_value("English prose").run()
+    rev = at.session_state[f"{K}text_rev"]
+    assert rev == 1 and at.session_state[f"{K}text"].startswith("The lighthouse keeper")
+    [data] = [json.loads(c.proto.json or c.proto.mixed.json) for c in at.get("bidi_component")
+              if c.proto.component_name == "token_lens.live_text"]
+    assert data["rev"] == 1 and data["value"].startswith("The lighthouse")
+    assert widgets.LIVE_LIMIT == 20_000 and widgets.LIVE_DEBOUNCE_MS == 150
+
+
+def test_a_token_pinned_in_text_b_opens_text_b():
+    a, b = "hello world", "Tokenization isn't magic"
+    at = app_test(query={"text": a, "text_b": b, "ab": "1", "tokenizers": "cl100k_base"},
+                  state={f"{K}pinned": ("cl100k_base", "b", 1, hash(b))})
+    assert not at.exception
+    tid = get_tokenizer("cl100k_base").encode(b)[1]
+    assert any(f"**Token {tid}**" in m.value for m in at.markdown)
+    from urllib.parse import parse_qs
+
+    link = at.get("page_link")[0].proto
+    assert "Inside" in link.label
+    assert parse_qs(link.query_string) == {"tokenizer": ["cl100k_base"], "token": ["1"], "text": [b]}
+
+
+def test_bulk_window_equals_slicing():
+    """ui.spans.window builds the same Token objects as TokenList slicing, for every kind of token."""
+    from conftest import TRICKY_TEXTS
+    from tokenizers.analysis.samples import mixed_scripts
+    from ui.spans import window
+
+    text = "".join(TRICKY_TEXTS) + mixed_scripts(2000) + "a\u0301\U0001F600x"
+    for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp", "o200k_base"]:
+        for t in (text, "ascii only", ""):
+            for special in ("all", None):
+                toks = (get_tokenizer(name).tokenize(t, allowed_special="all") if special
+                        else get_tokenizer(name).tokenize(t, disallowed_special=()))
+                n = len(toks)
+                for lo, hi in ((0, n), (n // 3, n // 2), (n, n)):
+                    assert window(toks, lo, hi) == toks[lo:hi], (name, lo, hi)
+
+
+def test_decoder_placeholder_is_valid_for_its_tokenizer():
+    from ui.formatting import parse_ids
+
+    at = app()
+    dec = at.selectbox(key="compare_decode_tok")
+    tok = get_tokenizer(dec.value)
+    placeholder = at.text_input(key="compare_decode_ids").proto.placeholder
+    ids = parse_ids(placeholder)
+    tok.check_ids(ids)  # raises for an id the tokenizer does not have
+    at.text_input(key="compare_decode_ids").set_value(placeholder).run()
+    assert not at.error
+    # the decoder may use any tokenizer, not only the ones shown
+    from tokenizers import REGISTRY
+
+    assert set(dec.options) >= {e.title for e in REGISTRY.values()}
+
+
+def test_link_naming_a_lab_model_explains_and_keeps_the_diff():
+    at = app(tokenizers="lab_bpe,gpt2,cl100k_base", diff="1", ref="cl100k_base")
+    warn = " ".join(w.value for w in at.warning)
+    assert "lab\\_bpe" in warn or "lab_bpe" in warn
+    assert "only in the visit that trained" in warn
+    assert at.toggle(key="compare_diff").value is True
+    assert at.selectbox(key="compare_ref").value == "cl100k_base"
+    assert at.query_params["diff"] == "1" and at.query_params["ref"] == "cl100k_base"
+
+
+def test_table_view_marks_spaces():
+    at = app(text="a  b", tokenizers="gpt2", view="Table", ws="1")
+    assert list(at.dataframe[0].value["token"]) == ["a", "·", "·b"]

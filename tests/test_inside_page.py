@@ -2,18 +2,14 @@
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_test
 from tokenizers import get_tokenizer
 
 K = "inside_"
 
 
 def inside_app(**state) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.run()
-    at.switch_page("app_pages/inside.py")
-    for k, v in state.items():
-        at.session_state[f"{K}{k}"] = v
-    at.run()
+    at = app_test("inside", state={f"{K}{k}": v for k, v in state.items()})
     assert not at.exception
     assert [t.value for t in at.title] == ["Inside a token"]
     return at
@@ -69,11 +65,7 @@ def test_empty_and_tricky_text_keep_the_page():
 
 
 def test_a_link_selects_tokenizer_text_and_token():
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.run()
-    at.switch_page("app_pages/inside.py")
-    at.query_params.update({"tokenizer": "gpt2", "text": "hello world", "token": "1"})
-    at.run()
+    at = app_test("inside", query={"tokenizer": "gpt2", "text": "hello world", "token": "1"})
     assert not at.exception
     assert at.selectbox(key=f"{K}tok").value == "gpt2"
     assert at.selectbox(key=f"{K}pick_gpt2").value == 1
@@ -113,6 +105,9 @@ def test_repr_is_shown_as_typed_not_escaped():
     from ui.formatting import md_inline_code
 
     assert md_inline_code("a`b") == "``a`b``" and md_inline_code("`") == "`` ` ``"
+
+
+# the stale token picker is a browser-side effect: tests/e2e/test_interaction_browser.py
 
 
 # -- the one vocabulary search (tokenizers/analysis/vocab_search.py) ----------------------------------

@@ -7,7 +7,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+import pytest
+
+from conftest import app_test
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -15,6 +17,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ws_messages import corpus, million_merges_model, recording  # noqa: E402
 
 MB = 1_000_000
+pytestmark = pytest.mark.slow  # every view here is driven with 300 KB to a million merges
 
 
 def biggest(at, action=None) -> tuple[int, str]:
@@ -26,18 +29,9 @@ def biggest(at, action=None) -> tuple[int, str]:
     return rec.biggest
 
 
-def app(page: str | None = None) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=300)
-    at.run()
-    if page:
-        at.switch_page(f"app_pages/{page}.py")
-        at.run()
-    return at
-
-
 def test_text_b_is_paged_like_text_a():
     """A 300 KB text B was drawn whole: 9 MB in one message (31 MB for 1 MB)."""
-    at = app()
+    at = app_test(timeout=300)
     text = corpus(300_000)
 
     def act(at):
@@ -52,7 +46,7 @@ def test_text_b_is_paged_like_text_a():
 def test_a_model_of_a_million_merges_sends_a_page_of_its_tables():
     """The Lab's merge table sent all 1,000,000 rows (79 MB); its token lengths went as a million raw
     values (2 MB), on the Lab and on Inside; its downloads were built on every rerun."""
-    at = app("bpe_lab")
+    at = app_test("bpe_lab", timeout=300)
     at.file_uploader(key="lab_load").set_value(("big.model", million_merges_model(), "application/octet-stream"))
     at.run()
     assert not at.exception and not at.error
@@ -70,7 +64,7 @@ def test_a_model_of_a_million_merges_sends_a_page_of_its_tables():
 
 
 def test_a_long_conversation_shows_the_start_of_its_formatted_text():
-    at = app()
+    at = app_test(timeout=300)
     at.session_state["compare_mode"] = "Chat"
     at.run()
     turns = 12
