@@ -3,6 +3,8 @@
 No browser is ever downloaded: Playwright's Python package is only the driver, pointed at
 /usr/bin/chromium. Without Chromium these tests skip with a loud reason, unless E2E_REQUIRED=1
 (CI sets it), in which case they fail.
+
+Every test collected here carries the `e2e` marker (the quick tier is `pytest -m "not e2e and not slow"`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,20 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]
+
+
+E2E = Path(__file__).resolve().parent
+
+
+def pytest_configure(config):
+    if not any(line.split(":")[0].strip() == "e2e" for line in config.getini("markers")):
+        config.addinivalue_line("markers", "e2e: a browser test (tests/e2e/, Chromium and `streamlit run`)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if E2E in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _require_browser():
