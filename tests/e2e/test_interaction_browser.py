@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import new_context, screenshot, wait_for_app
 from tokenizers import get_tokenizer
 
 TIMEOUT = 60_000
@@ -67,7 +67,7 @@ def test_compare_updates_as_you_type(page, app_url):
 def test_a_big_paste_waits_for_apply_and_keeps_the_box(browser, app_url):
     """A real Ctrl+V of 200 KB: the box takes it at once (Chromium's own insertion of that much text
     into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+    ctx = new_context(browser, viewport={"width": 1400, "height": 1400})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
     page = ctx.new_page()
     names = ["gpt2"]
@@ -131,7 +131,7 @@ def test_click_a_token_pins_it_and_opens_it_inside(page, app_url):
 # -- presentation mode and dark mode ---------------------------------------------------------------
 
 def test_presentation_mode_fits_a_projector(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
     page = ctx.new_page()
     text = "The lighthouse keeper counted the ships each evening."
     page.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": text, "present": "1", "font": "L"}))
@@ -161,7 +161,7 @@ def luminance(rgb: str) -> float:
 
 
 def test_dark_mode_follows_the_browser(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1400}, color_scheme="dark")
+    ctx = new_context(browser, viewport={"width": 1400, "height": 1400}, color_scheme="dark")
     page = ctx.new_page()
     page.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": "hello world 👋 <|endoftext|>",
                                                         "tokenizers": "cl100k_base,mistral_sp"}))
@@ -273,7 +273,7 @@ def test_inside_picker_follows_a_tokenizer_switch(page, app_url):
 
 
 def test_counts_fit_a_phone(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx = new_context(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = ctx.new_page()
     page.goto(app_url)
     wait_for_app(page)
