@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _require_browser, new_context, streamlit_server
+from tests.e2e.conftest import ROOT, _require_browser, new_context, settle, streamlit_server
 from tests.payloads import PAYLOADS
 from ui.formatting import WORD_JOINER
 
@@ -44,7 +44,7 @@ def _load(browser, url: str) -> dict:
     page.goto(url)
     page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
     page.wait_for_selector(".st-key-chart .main-svg", timeout=TIMEOUT)
-    page.wait_for_timeout(500)
+    settle(page, TIMEOUT)
     seen = page.evaluate(READ, list(KINDS))
     chart = page.evaluate("""() => { const c = document.querySelector('.st-key-chart');
         return {links: c.querySelectorAll('a').length, title: (c.querySelector('.gtitle') || {}).textContent || ''}; }""")
@@ -114,7 +114,7 @@ def test_an_uncaught_exception_shows_no_message_or_traceback(browser, probe_url)
     page = ctx.new_page()
     page.goto(probe_url + "/?boom=1")
     page.wait_for_selector("[data-testid='stException']", timeout=TIMEOUT)
-    page.wait_for_timeout(300)
+    settle(page, TIMEOUT)
     shown = page.inner_text("[data-testid='stMain']")
     ctx.close()
     assert "RuntimeError" in shown
