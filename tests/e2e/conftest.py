@@ -3,6 +3,18 @@
 No browser is ever downloaded: Playwright's Python package is only the driver, pointed at
 /usr/bin/chromium. Without Chromium these tests skip with a loud reason, unless E2E_REQUIRED=1
 (CI sets it), in which case they fail.
+
+Every test collected here carries the `e2e` marker (the quick tier is `pytest -m "not e2e and not slow"`).
+
+Waiting: no fixed sleeps. Every browser context comes from `new_context`, which counts in the page the
+runs Streamlit is asked for (a `rerun_script` message sent on its websocket) and the runs it finishes
+(`script_finished`). `settle(page)` is the one wait for "Streamlit finished rerunning": two animation
+frames (a widget sends its value from a React effect just after the input), then no run asked for after
+the last one finished, the app drawn as not running, and no element still a skeleton (Streamlit loads an
+element's code on first use and draws a skeleton meanwhile; a widget that mounts only after the next run
+takes its own default instead of the value the page put in st.session_state). An input whose run starts
+later (an upload, a debounced box or slider) is wrapped in `with rerun(page):`, which first waits for
+that run to be asked for. Other waits name their condition (an element, a text, a canvas that has drawn).
 """
 
 from __future__ import annotations
@@ -25,6 +37,20 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]
+
+
+E2E = Path(__file__).resolve().parent
+
+
+def pytest_configure(config):
+    if not any(line.split(":")[0].strip() == "e2e" for line in config.getini("markers")):
+        config.addinivalue_line("markers", "e2e: a browser test (tests/e2e/, Chromium and `streamlit run`)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if E2E in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _require_browser():
@@ -103,7 +129,7 @@ def browser(app_url):
 
 @pytest.fixture
 def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 2200})
+    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -119,12 +145,124 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
+# Counts, inside the page, the runs asked of Streamlit and the runs it finished, from its websocket's
+# protobuf messages: a BackMsg whose top-level field 11 (rerun_script) is set is a run asked for; a
+# ForwardMsg whose field 6 (script_finished) is set is a finished run unless its status is 2
+# (FINISHED_EARLY_FOR_RERUN: another run follows). Field numbers from streamlit/proto (BackMsg.proto,
+# ForwardMsg.proto); new_context checks them against the installed Streamlit.
+RUN_TRACKER = r"""(() => {
+  if (window.__tlRuns) return;
+  const runs = window.__tlRuns = {seq: 0, sent: 0, done: 0, lastSent: 0, lastDone: 0};
+  const varint = (b, i) => { let v = 0, s = 0, x;
+    do { x = b[i++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80 && i < b.length); return [v, i]; };
+  const fields = data => {  // the top-level fields of one message: [number, varint value or null]
+    const b = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+                                       : new Uint8Array(data);
+    const out = []; let i = 0;
+    while (i < b.length) {
+      let key, v; [key, i] = varint(b, i);
+      const n = Math.floor(key / 8), w = key & 7;
+      if (w === 0) { [v, i] = varint(b, i); out.push([n, v]); }
+      else if (w === 2) { [v, i] = varint(b, i); i += v; out.push([n, null]); }
+      else if (w === 1) { i += 8; out.push([n, null]); }
+      else if (w === 5) { i += 4; out.push([n, null]); }
+      else break;
+    }
+    return out;
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {  // registered first: counted before Streamlit handles it
+        if (!(e.data instanceof ArrayBuffer)) return;
+        for (const [n, v] of fields(e.data)) if (n === 6 && v !== 2) { runs.done++; runs.lastDone = ++runs.seq; }
+      });
+    }
+    send(data) {
+      if (typeof data !== 'string' && fields(data).some(([n]) => n === 11)) { runs.sent++; runs.lastSent = ++runs.seq; }
+      return super.send(data);
+    }
+  };
+})();"""
+
+SETTLED = """() => { const r = window.__tlRuns, app = document.querySelector('[data-testid="stApp"]');
+  return !!r && r.done > 0 && r.lastDone > r.lastSent && !!app
+    && ['notRunning', 'compilationError'].includes(app.getAttribute('data-test-script-state'))
+    && !document.querySelector(
+      '[data-testid="stStatusWidget"], [data-testid^="stSkeleton"], [data-testid="stAppSkeleton"]'); }"""
+
+
+def new_context(browser, **kw):
+    """A browser context whose pages count Streamlit's runs (see RUN_TRACKER); every test makes its
+    contexts here, so that `settle` can tell when a run is over."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    assert (BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].number,
+            ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].number,
+            ForwardMsg.FINISHED_EARLY_FOR_RERUN) == (11, 6, 2), "Streamlit's messages changed: update RUN_TRACKER"
+    ctx = browser.new_context(**kw)
+    ctx.add_init_script(RUN_TRACKER)
+    return ctx
+
+
+def runs_asked(page) -> int:
+    n = page.evaluate("() => window.__tlRuns ? window.__tlRuns.sent : null")
+    if n is None:
+        raise AssertionError("this page does not count Streamlit's runs: make its context with new_context()")
+    return n
+
+
+def settle(page, timeout: float = 60_000, *, after: int | None = None) -> None:
+    """Wait until Streamlit has finished rerunning: every run the page asked for has finished (a
+    script_finished after the last rerun_script sent), the app is drawn as not running and every
+    element is mounted (no skeleton: an input before then is sent without the widgets still loading,
+    and those later take their defaults over the page's values, as bos_piece="" did). With
+    `after` (a `runs_asked` count taken before an input), first wait until a newer run was asked for:
+    for inputs that send later (an upload, a debounced text box or slider)."""
+    runs_asked(page)
+    if after is not None:
+        page.wait_for_function("n => window.__tlRuns.sent > n", arg=after, timeout=timeout)
+    # a widget sends its new value from a React effect after the input's render, not from the key or
+    # click handler itself: two animation frames later that effect has run and its run is counted
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.wait_for_function(SETTLED, timeout=timeout)
+
+
+@contextlib.contextmanager
+def rerun(page, timeout: float = 60_000):
+    """`with rerun(page): <an input>` waits for the run that the input asks for, and for Streamlit to
+    finish it (settle)."""
+    before = runs_asked(page)
+    yield
+    settle(page, timeout, after=before)
+
+
 def wait_for_app(page, timeout: float = 60_000):
-    """Wait until Streamlit has finished a run (no running indicator, no skeleton)."""
+    """After a page load: the app is there and its first run is over (settle), with its text drawn."""
     page.wait_for_selector("[data-testid='stApp']", timeout=timeout)
+    settle(page, timeout)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-        "document.querySelectorAll('[data-testid=\"stMarkdown\"]').length > 0", timeout=timeout)
+        "() => document.querySelectorAll('[data-testid=\"stMarkdown\"]').length > 0", timeout=timeout)
+
+
+def wait_drawn(page, selector: str = "[data-testid='stDataFrame'] canvas", timeout: float = 30_000) -> None:
+    """Wait until a canvas matched by `selector` has painted (a data grid draws on its canvas after it
+    mounts): some pixel of its top-left corner is no longer transparent."""
+    page.wait_for_function("""sel => [...document.querySelectorAll(sel)].some(c => {
+        if (!c.width || !c.height) return false;
+        const ctx = c.getContext('2d'); if (!ctx) return false;
+        const d = ctx.getImageData(0, 0, Math.min(c.width, 40), Math.min(c.height, 40)).data;
+        for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
+        return false; })""", arg=selector, timeout=timeout)
+
+
+def wait_plotted(page, n: int = 1, timeout: float = 30_000) -> None:
+    """Wait until `n` plotly figures have drawn their axes or traces."""
+    page.wait_for_function("""n => [...document.querySelectorAll('.js-plotly-plot')].filter(
+        p => p.querySelector('.main-svg .cartesianlayer, .main-svg .pielayer, .main-svg .treemaplayer')).length >= n""",
+                           arg=n, timeout=timeout)
 
 
 def upload_training_text(page, *paths, choose: bool = True) -> None:
@@ -136,5 +274,6 @@ def upload_training_text(page, *paths, choose: bool = True) -> None:
         page.get_by_text("Upload a file", exact=True).click()
     box = page.locator("[data-testid='stFileUploader']", has_text="A text file")
     box.wait_for(timeout=30_000)
-    wait_for_app(page)
-    box.locator("input[type=file]").set_input_files([str(p) for p in paths])
+    settle(page)
+    with rerun(page):
+        box.locator("input[type=file]").set_input_files([str(p) for p in paths])

@@ -3,7 +3,7 @@ with their markers and unknown tokens, step through WordPiece, the curve, and a 
 
 import re
 
-from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
+from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
 
 
 def test_train_all_five_and_look(page, app_url):
@@ -14,7 +14,8 @@ def test_train_all_five_and_look(page, app_url):
     page.get_by_role("button", name="Train all five").click()
     page.get_by_text("5 of 5 algorithms").wait_for(timeout=120_000)
     page.locator(".tl-spans").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(2500)  # the dataframes draw on a canvas after they mount
+    settle(page)
+    wait_drawn(page)  # the dataframes draw on a canvas after they mount
     heads = page.evaluate("[...document.querySelectorAll('.tl-head')].map(e => e.dataset.tokenizer)")
     assert heads == ["alg_char", "alg_word_bpe", "alg_wordpiece", "alg_unigram", "alg_byte_bpe"]
     markers = page.evaluate("[...document.querySelectorAll('.tl-spans .tl-wm')].map(e => e.textContent)")
@@ -22,8 +23,10 @@ def test_train_all_five_and_look(page, app_url):
     assert page.locator(".tl-spans .tl-unk").count() >= 4  # 안녕하세요 and 👋 are unknown to four of them
     screenshot(page, "algorithms-segmentation")
 
-    page.locator(".tl-spans .tl-unk").first.hover()
-    page.wait_for_timeout(300)
+    unk = page.locator(".tl-spans .tl-unk").first
+    unk.hover()
+    page.wait_for_function("el => getComputedStyle(el, '::after').content !== 'none'", arg=unk.element_handle(),
+                           timeout=10_000)
     screenshot(page, "algorithms-unknown-tooltip")
 
     page.get_by_role("tab", name="Training steps").click()
@@ -32,13 +35,13 @@ def test_train_all_five_and_look(page, app_url):
     page.get_by_text("by WordPiece's score").wait_for(timeout=30_000)
     page.get_by_label("Training of").scroll_into_view_if_needed()
     page.mouse.wheel(0, 300)
-    page.wait_for_timeout(2500)
+    settle(page)
+    wait_drawn(page)
     screenshot(page, "algorithms-wordpiece-steps")
 
     page.get_by_role("tab", name="Length vs vocab size").click()
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    wait_plotted(page)
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(2500)
     traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot .legendtext')].map(e => e.textContent)")
     assert traces == ["Character-level", "Classic BPE (</w>)", "WordPiece (##)", "Unigram (SentencePiece)",
                       "Byte-level BPE"]
@@ -51,7 +54,8 @@ def test_train_all_five_and_look(page, app_url):
     page.get_by_label("Search by spelling or id").press("Enter")
     page.get_by_text("tokens match").wait_for(timeout=30_000)
     page.get_by_label("Vocabulary of").scroll_into_view_if_needed()
-    page.wait_for_timeout(2500)
+    settle(page)
+    wait_drawn(page)
     screenshot(page, "algorithms-vocabulary")
     assert not page.errors
 
@@ -74,6 +78,6 @@ def test_uploads_are_checked_and_named_literally(page, app_url, tmp_path):
     page.get_by_role("button", name="Train all five").click()
     page.get_by_text("algorithms. Each one is now on the Compare page").wait_for(timeout=120_000)
     page.locator(".tl-spans").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(2000)
+    settle(page)
     screenshot(page, "algorithms-upload")
     assert not page.errors

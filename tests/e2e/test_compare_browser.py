@@ -3,7 +3,7 @@ views, and HTML that is shown, never run."""
 
 import urllib.parse
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, settle, wait_for_app
 from tokenizers import default_tokenizers, get_tokenizer
 
 
@@ -66,7 +66,7 @@ def test_script_payload_is_shown_not_run(page, app_url):
     box.press("Control+Enter")
     page.wait_for_function("document.querySelector('.tl-spans') && "
                            "document.querySelector('.tl-spans').innerText.includes('__pwned=1')", timeout=30_000)
-    page.wait_for_timeout(500)
+    settle(page)
     assert page.evaluate("window.__pwned === undefined")
     assert page.locator(".tl-spans img").count() == 0 and page.locator(".tl-spans script").count() == 0
     screenshot(page, "compare-script-payload")

@@ -1,6 +1,6 @@
 """Inside a token in a real browser: a deep link, the merge tree, the regex chunks, the stepper."""
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import screenshot, settle, wait_for_app
 
 
 def test_tree_chunks_and_steps(page, app_url):
@@ -9,14 +9,14 @@ def test_tree_chunks_and_steps(page, app_url):
     assert page.get_by_text("Page not found").count() == 0
     page.get_by_text("Token 3404").first.wait_for(timeout=60_000)  # cl100k's "Token", the first token
     page.locator(".tl-tree .tl-tbox").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(500)
+    settle(page)
     labels = page.evaluate("[...document.querySelectorAll('.tl-tree .tl-tbox')].map(e => e.firstChild.textContent)")
     assert labels[0] == "Token" and "oken" in labels
     screenshot(page, "inside-merge-tree")
 
     page.get_by_role("tab", name="Regex chunks").click()
     page.get_by_text("GPT-4:").wait_for(timeout=30_000)
-    page.wait_for_timeout(800)
+    settle(page)
     screenshot(page, "inside-regex-chunks")
 
     page.get_by_role("tab", name="Encode step by step").click()

@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import new_context, rerun, runs_asked, screenshot, settle, wait_for_app
 from tokenizers import get_tokenizer
 
 TIMEOUT = 60_000
@@ -55,7 +55,7 @@ def test_compare_updates_as_you_type(page, app_url):
     for payload in payloads:
         box.fill(payload)
         wait_counts(page, expected(payload, names))
-        page.wait_for_timeout(300)
+        settle(page)
         assert page.evaluate("window.__pwned === undefined"), payload
         assert page.locator(".tl-spans img, .tl-spans script, .tl-spans svg, .tl-spans iframe").count() == 0
         assert box.input_value() == payload
@@ -67,12 +67,14 @@ def test_compare_updates_as_you_type(page, app_url):
 def test_a_big_paste_waits_for_apply_and_keeps_the_box(browser, app_url):
     """A real Ctrl+V of 200 KB: the box takes it at once (Chromium's own insertion of that much text
     into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+    ctx = new_context(browser, viewport={"width": 1400, "height": 1400})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
     page = ctx.new_page()
     names = ["gpt2"]
     box = open_compare(page, app_url, text="small", tokenizers="gpt2")
     wait_counts(page, expected("small", names))
+    settle(page)
+    asked = runs_asked(page)
     big = "The quick brown fox jumps over the lazy dog. 안녕하세요 👋\n" * 3500  # about 200 KB
     page.evaluate("v => navigator.clipboard.writeText(v)", big)
     box.click()
@@ -83,7 +85,9 @@ def test_a_big_paste_waits_for_apply_and_keeps_the_box(browser, app_url):
     box.press("End")
     box.type("!")
     assert box.input_value() == big + "!"
-    page.wait_for_timeout(800)
+    # the box decides on each input: over the limit it clears its timer and sends nothing (no debounce
+    # left to wait for), so no run has been asked since the small text's
+    assert runs_asked(page) == asked
     assert heads(page) == expected("small", names)  # nothing was sent
     page.screenshot(path=str(screenshot_path("live-big-paste")))
     page.get_by_role("button", name="Apply").click()
@@ -123,7 +127,7 @@ def test_click_a_token_pins_it_and_opens_it_inside(page, app_url):
     third = cl[2]
     page.locator(".tl-spans[data-owner='inside:cl100k_base'] .tl-tok[data-pos='2']").click()
     page.get_by_text(f"Token {third.id}").first.wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "inside-picked-by-click")
     assert not page.errors
 
@@ -131,13 +135,13 @@ def test_click_a_token_pins_it_and_opens_it_inside(page, app_url):
 # -- presentation mode and dark mode ---------------------------------------------------------------
 
 def test_presentation_mode_fits_a_projector(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
     page = ctx.new_page()
     text = "The lighthouse keeper counted the ships each evening."
     page.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": text, "present": "1", "font": "L"}))
     wait_for_app(page)
     page.locator(".tl-head").first.wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(1500)
+    settle(page)
     head = page.locator(".tl-head").first.bounding_box()
     spans = page.locator(".tl-spans").first.bounding_box()
     box = page.get_by_label("Text", exact=True).bounding_box()
@@ -161,13 +165,13 @@ def luminance(rgb: str) -> float:
 
 
 def test_dark_mode_follows_the_browser(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1400}, color_scheme="dark")
+    ctx = new_context(browser, viewport={"width": 1400, "height": 1400}, color_scheme="dark")
     page = ctx.new_page()
     page.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": "hello world 👋 <|endoftext|>",
                                                         "tokenizers": "cl100k_base,mistral_sp"}))
     wait_for_app(page)
     page.locator(".tl-head").first.wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(1000)
+    settle(page)
     app_bg = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
     assert luminance(app_bg) < 0.25, app_bg  # Streamlit's dark theme, not forced light
     tok = page.locator(".tl-tok[data-pos]").first
@@ -177,7 +181,8 @@ def test_dark_mode_follows_the_browser(browser, app_url):
     head = page.evaluate("getComputedStyle(document.querySelector('.tl-head')).color")
     assert luminance(head) > 0.6  # headers follow the theme's light text
     tok.hover()
-    page.wait_for_timeout(300)
+    page.wait_for_function("el => getComputedStyle(el, '::after').content !== 'none'", arg=tok.element_handle(),
+                           timeout=10_000)
     screenshot(page, "dark-compare")
     page.goto(f"{app_url}/inside?tokenizer=gpt2&id=43453")  # " SolidGoldMagikarp"
     wait_for_app(page)
@@ -185,7 +190,7 @@ def test_dark_mode_follows_the_browser(browser, app_url):
     root = page.locator(".tl-tree .tl-tbox").first
     assert abs(luminance(page.evaluate("e => getComputedStyle(e).backgroundColor", root.element_handle()))
                - luminance(page.evaluate("e => getComputedStyle(e).color", root.element_handle()))) > 0.5
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "dark-inside-tree")
     ctx.close()
 
@@ -198,7 +203,7 @@ def test_text_with_boundaries_keeps_scripts_shaped(page, app_url):
     page.locator(".tl-head").first.wait_for(timeout=TIMEOUT)
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]
         .some(h => h.shadowRoot && h.shadowRoot.querySelector('.tl-bview[data-marks]'))""", timeout=TIMEOUT)
-    page.wait_for_timeout(800)
+    settle(page)
     views = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]
         .map(h => h.shadowRoot && h.shadowRoot.querySelector('.tl-bview')).filter(Boolean)
         .map(v => ({text: v.querySelector('.tl-btext').textContent, marks: +v.dataset.marks,
@@ -229,9 +234,9 @@ def test_lab_view_stays_after_moving_the_step_slider(page, app_url):
     pairs.wait_for(timeout=TIMEOUT)
     slider = page.get_by_role("slider").first
     slider.focus()
-    slider.press("ArrowRight")
+    with rerun(page):  # the slider sends its value a moment after the key; the view must stay after that run
+        slider.press("ArrowRight")
     page.get_by_text("Merge 1 joined").wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(1500)
     assert pairs.is_visible()
     assert not page.get_by_placeholder("a token, e.g.").is_visible()  # the merge search (Merges view)
     screenshot(page, "lab-step-after-slider")
@@ -243,13 +248,13 @@ def test_lab_play_animates_the_merges(page, app_url):
     page.get_by_role("button", name="Classic example").click()
     page.get_by_text("[258, 100, 258, 97, 99]").first.wait_for(timeout=TIMEOUT)
     page.get_by_text("Letter names").click()
-    page.wait_for_timeout(800)
+    settle(page)
     play = page.get_by_role("button", name="Play again")
     play.wait_for(timeout=TIMEOUT)
     play.click()  # from the end: starts again at 0 and steps to 3
     page.get_by_text("Merge 1 joined").wait_for(timeout=TIMEOUT)
     page.get_by_text("Merge 3 joined").wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(800)
+    settle(page)
     spans = page.locator(".tl-spans").first.inner_text()
     assert spans.startswith("XdXac"), spans  # aaabdaaabac after 3 merges, as the worked example writes it
     assert page.locator(".tl-hl").count() == 2  # the newest token, X, outlined twice
@@ -266,21 +271,21 @@ def test_inside_picker_follows_a_tokenizer_switch(page, app_url):
     page.get_by_label("Tokenizer").click()
     page.get_by_role("option", name="Mistral 7B (SentencePiece)").click()
     page.get_by_text("Token 16625").first.wait_for(timeout=TIMEOUT)
-    page.wait_for_timeout(1500)
+    settle(page)
     picker = page.locator("[data-testid='stSelectbox'] input[aria-label='Token']").input_value()
     assert "16625" in picker and "3404" not in picker, picker
     screenshot(page, "inside-after-switch")
 
 
 def test_counts_fit_a_phone(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx = new_context(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = ctx.new_page()
     page.goto(app_url)
     wait_for_app(page)
     table = page.locator("table.tl-counts")
     table.wait_for(timeout=TIMEOUT)
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
+    settle(page)
     width = page.evaluate("document.documentElement.clientWidth")
     cells = page.evaluate("""() => [...document.querySelectorAll('table.tl-counts td')].map(td => {
         const r = td.getBoundingClientRect(); return [r.left, r.right, td.textContent]; })""")
@@ -307,5 +312,5 @@ def test_merge_tree_leaves_do_not_overlap(page, app_url):
     page.locator(".tl-tree .tl-tbox").first.wait_for(timeout=TIMEOUT)
     fits = page.evaluate("[...document.querySelectorAll('.tl-tree .tl-tbox')].every(b => b.scrollWidth <= b.clientWidth + 1)")
     assert fits
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "inside-solidgoldmagikarp-tree")

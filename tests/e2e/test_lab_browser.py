@@ -1,7 +1,7 @@
 """The BPE Lab in a real browser: train on pasted text, see the merge table and curves, reject a
 binary upload, load a saved model."""
 
-from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
+from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
 from tokenizers import BPETokenizer
 
 TEXT = ("low lower lowest newer newest wider widest " * 30).strip()
@@ -15,27 +15,26 @@ def test_train_on_pasted_text(page, app_url, tmp_path):
     vocab = page.get_by_label("Vocabulary size (256–8,192)")
     vocab.fill("300")
     vocab.press("Enter")
-    page.wait_for_timeout(800)
+    settle(page)
     page.get_by_role("button", name="Train").click()
     expected = BPETokenizer("gpt4").train(TEXT, 300).merges
     page.get_by_text(f"Learned {expected} merges").wait_for(timeout=60_000)
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
+    wait_drawn(page)  # the grid draws on a canvas after it mounts
     screenshot(page, "lab-merge-table")
 
     page.get_by_text("Compression", exact=True).click()  # the view control
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(1000)
+    wait_plotted(page)
     screenshot(page, "lab-compression-curve")
 
     page.get_by_text("Vocabulary trade-off", exact=True).click()  # the view control
-    page.wait_for_timeout(1500)
+    settle(page)
     page.get_by_label("Embedding width d_model").wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() == 1  # one view at a time: the trade-off chart
     screenshot(page, "lab-vocab-tradeoff")
 
     page.get_by_text("Step by step", exact=True).click()  # the view control
-    page.wait_for_timeout(1000)
+    settle(page)
     assert page.locator(".tl-tok").count() > 0
     screenshot(page, "lab-step")
 
@@ -67,7 +66,7 @@ def test_binary_corpus_upload_is_refused(page, app_url, tmp_path):
     page.get_by_role("button", name="Train").click()
     page.get_by_text("Learned").wait_for(timeout=60_000)
     page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(3000)  # the grid draws on a canvas after it mounts
+    wait_drawn(page)  # the grid draws on a canvas after it mounts
     screenshot(page, "lab-latin1-upload")
     assert not page.errors
 
@@ -84,8 +83,7 @@ def test_a_catastrophic_regex_is_stopped_by_the_button_and_by_the_time_limit(pag
     regex.wait_for(timeout=30_000)
     regex.fill("(a+)+$")
     regex.press("Enter")
-    wait_for_app(page)
-    page.wait_for_timeout(800)
+    settle(page)
 
     page.get_by_role("button", name="Train", exact=True).click()
     stop = page.get_by_role("button", name="Stop training")
@@ -104,7 +102,7 @@ def test_a_catastrophic_regex_is_stopped_by_the_button_and_by_the_time_limit(pag
     page.get_by_role("option", name="GPT-4 pattern", exact=True).click()
     wait_for_app(page)
     page.get_by_label("Text to train on").fill(TEXT)
-    page.wait_for_timeout(800)
+    settle(page)
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Learned ").first.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0

@@ -13,7 +13,7 @@ import random
 import re
 import urllib.parse
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import new_context, screenshot, wait_for_app
 from tokenizers import get_tokenizer, lab_jobs
 from tokenizers.core.patterns import GPT4_PATTERN
 
@@ -90,7 +90,7 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
     contexts, pages, errors = [], [], []
     try:
         for k in range(N):
-            ctx = browser.new_context(viewport={"width": 1280, "height": 1400})
+            ctx = new_context(browser, viewport={"width": 1280, "height": 1400})
             pg = ctx.new_page()
             errs: list[str] = []
             pg.on("pageerror", lambda e, errs=errs: errs.append(str(e)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _require_browser, streamlit_server
+from tests.e2e.conftest import ROOT, _require_browser, new_context, settle, streamlit_server
 from tests.payloads import PAYLOADS
 from ui.formatting import WORD_JOINER
 
@@ -37,14 +37,14 @@ def _flat(text: str) -> str:
 
 
 def _load(browser, url: str) -> dict:
-    ctx = browser.new_context(viewport={"width": 1200, "height": 1600})
+    ctx = new_context(browser, viewport={"width": 1200, "height": 1600})
     page = ctx.new_page()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(url)
     page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
     page.wait_for_selector(".st-key-chart .main-svg", timeout=TIMEOUT)
-    page.wait_for_timeout(500)
+    settle(page, TIMEOUT)
     seen = page.evaluate(READ, list(KINDS))
     chart = page.evaluate("""() => { const c = document.querySelector('.st-key-chart');
         return {links: c.querySelectorAll('a').length, title: (c.querySelector('.gtitle') || {}).textContent || ''}; }""")
@@ -110,11 +110,11 @@ def test_the_same_payloads_unescaped_do_inject(browser, probe_url):
 def test_an_uncaught_exception_shows_no_message_or_traceback(browser, probe_url):
     """.streamlit/config.toml: client.showErrorDetails = "type": the exception's type, a generic
     message, no traceback and no server path (the probe app raises one naming its own path)."""
-    ctx = browser.new_context()
+    ctx = new_context(browser)
     page = ctx.new_page()
     page.goto(probe_url + "/?boom=1")
     page.wait_for_selector("[data-testid='stException']", timeout=TIMEOUT)
-    page.wait_for_timeout(300)
+    settle(page, TIMEOUT)
     shown = page.inner_text("[data-testid='stMain']")
     ctx.close()
     assert "RuntimeError" in shown

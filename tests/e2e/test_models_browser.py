@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import rerun, screenshot, settle, wait_drawn, wait_for_app
 from tokenizers import get_tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,17 +40,17 @@ def load_file(page, path: Path, expect: str):
     """Choose the file, press Load, and wait for `expect` on the page. Under a loaded CI machine a click
     landing while the upload's own rerun was still being applied was once not seen (1 run in 3, the
     message never came); a person would press again, and so does this, once."""
-    page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(path))
+    with rerun(page):  # the upload's run starts once the file is sent
+        page.locator("[data-testid='stFileUploader'] input[type=file]").first.set_input_files(str(path))
     button = page.get_by_role("button", name="Load", exact=True)
     page.wait_for_function("[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Load' "
                            "&& !b.disabled)", timeout=30_000)
-    wait_for_app(page)
-    page.wait_for_timeout(500)
+    settle(page)
     button.click()
     try:
         page.get_by_text(expect).first.wait_for(timeout=30_000)
     except Exception:
-        wait_for_app(page)
+        settle(page)
         button.click()
         page.get_by_text(expect).first.wait_for(timeout=60_000)
 
@@ -91,15 +91,16 @@ def test_chat_mode(page, app_url):
     wait_for_app(page)
     page.get_by_text("Counts").first.wait_for(timeout=90_000)
     page.locator(".tl-special").first.wait_for(timeout=60_000)
-    page.wait_for_timeout(2500)  # dataframes draw on a canvas
+    settle(page)
+    wait_drawn(page)  # dataframes draw on a canvas
     screenshot(page, "chat-mode")
     page.get_by_role("button", name="+ user").click()
-    page.wait_for_timeout(1500)
+    settle(page)
     boxes = page.locator("textarea")
     n = boxes.count()
     boxes.nth(n - 1).fill("And one more question 🙂")
     boxes.nth(n - 1).press("Control+Enter")
     page.get_by_text("And one more question").first.wait_for(timeout=60_000)
-    page.wait_for_timeout(2000)
+    settle(page)
     screenshot(page, "chat-mode-added-turn")
     assert not page.errors

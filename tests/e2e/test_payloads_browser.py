@@ -28,7 +28,8 @@ import urllib.parse
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _require_browser, screenshot, streamlit_server, wait_for_app
+from tests.e2e.conftest import (ROOT, _require_browser, new_context, rerun, screenshot, settle, streamlit_server,
+                                wait_for_app)
 from tests.payloads import ALL, EVIL, PAYLOADS, short
 
 TIMEOUT = 90_000
@@ -120,7 +121,7 @@ class Watch:
 
     def __init__(self, browser, app_url: str, viewport=(1400, 2200)):
         self.app_url = app_url
-        self.ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        self.ctx = new_context(browser, viewport={"width": viewport[0], "height": viewport[1]})
         self.page = self.ctx.new_page()
         self.dialogs: list[str] = []
         self.console: list[str] = []
@@ -147,13 +148,12 @@ class Watch:
     def goto(self, path: str = "", **query) -> None:
         url = self.app_url + "/" + path + ("?" + urllib.parse.urlencode(query) if query else "")
         self.page.goto(url)
-        self.settle()
-
-    def settle(self, pause: int = 300) -> None:
-        """Let the run that an input started begin, finish, and its images fail."""
-        self.page.wait_for_timeout(pause)
         wait_for_app(self.page, TIMEOUT)
-        self.page.wait_for_timeout(pause)
+
+    def settle(self) -> None:
+        """Wait until the run that an input started is over (conftest.settle). A planted element is
+        in the DOM when the run is drawn, whether or not its image has failed yet."""
+        settle(self.page, TIMEOUT)
 
     def check(self, label: str, n_payloads: int, needles=(), spans=(), record: bool = True) -> dict:
         """Inspect every frame; record a table row; return what was seen (the caller asserts)."""
@@ -207,9 +207,18 @@ def watch(browser, app_url):
 
 # -- helpers to drive Streamlit's widgets ------------------------------------------------------------
 def fill(page, label: str, value: str, *, nth: int = 0, commit: str = "Control+Enter") -> None:
+    """Type `value` into the box and commit it; a new value is sent from a React effect a moment after
+    the key, so wait for that run to be asked for and finished (the caller's settle is then at once)."""
     box = page.get_by_label(label, exact=True).nth(nth)
-    box.fill(value)
-    box.press(commit)
+    box.wait_for(timeout=TIMEOUT)
+    settle(page, TIMEOUT)
+    if box.input_value() == value:
+        box.fill(value)
+        box.press(commit)
+        return
+    with rerun(page, TIMEOUT):
+        box.fill(value)
+        box.press(commit)
 
 
 def upload(page, selector_index: int, files: list[tuple[str, bytes]], mime: str = "text/plain") -> None:
@@ -219,9 +228,8 @@ def upload(page, selector_index: int, files: list[tuple[str, bytes]], mime: str 
 
 def go_to(page, url_path: str) -> None:
     """Another page of the app in the same visit (session state, uploaded tokenizers kept)."""
-    page.locator(f"[data-testid='stSidebarNav'] a[href$='/{url_path}']").click()
-    page.wait_for_timeout(600)
-    wait_for_app(page, TIMEOUT)
+    with rerun(page, TIMEOUT):
+        page.locator(f"[data-testid='stSidebarNav'] a[href$='/{url_path}']").click()
 
 
 def wait_text(page, text: str) -> None:
@@ -312,7 +320,7 @@ def test_the_detector_flags_unescaped_payloads(browser, probe_url):
     try:
         w.page.goto(probe_url + "/?raw=1")
         w.page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
-        w.page.wait_for_timeout(800)
+        w.settle()
         got = w.check("probe ?raw=1", len(PAYLOADS), record=False)
         kinds = {f.split(":")[0].split(" to ")[0] for f in got["found"]}
         assert {"link", "src=https", "heading", "bold", "math", "colored text"} <= kinds, kinds
@@ -328,7 +336,7 @@ def test_the_detector_flags_unescaped_payloads(browser, probe_url):
         w.reset()
         w.page.goto(probe_url)
         w.page.wait_for_selector(".st-key-done", timeout=TIMEOUT)
-        w.page.wait_for_timeout(800)
+        w.settle()
         got = w.check("probe escaped", len(PAYLOADS), needles=NEEDLES, record=False)
         assert got["executed"] == 0 and not got["found"] and not got["missing"], got["found"][:5]
     finally:
@@ -366,7 +374,7 @@ def test_compare_text_in_every_view(watch):
         # a segment split inside a character shows its ids' count ([2]) and a lone combining mark on ◌
         needle = "g src=x on" if name == "split_by_emoji" else PAYLOADS[name]
         wait_spans(w.page, needle)
-        w.settle(300)
+        w.settle()
         w.assert_clean("Compare: text typed, one payload at a time", 1, spans=[needle])
     box.fill(ALL + "\n" + ALL[::-1])  # reversed too: closing tags before opening ones
     wait_spans(w.page, ALL[::-1][:30])
@@ -417,8 +425,7 @@ def test_compare_chat_messages(watch):
     chunks = ["\n".join(values[k::4]) for k in range(4)]
     for k, chunk in enumerate(chunks):
         fill(w.page, f"Message {k + 1}", chunk)
-        w.settle(300)
-    w.settle()
+        w.settle()
     w.page.get_by_text("+ user", exact=True).click()
     w.settle()
     fill(w.page, "Message 5", PAYLOADS["special_tokens"] + PAYLOADS["script"])
@@ -495,8 +502,9 @@ def test_compare_tokenizer_upload_then_inside(watch):
     # the same vocabulary as a tokenizer.json, with a payload special and a payload added token
     if not w.page.get_by_text("Read as:").first.is_visible():
         w.page.get_by_text("Load your own tokenizer file").click()
-    upload(w.page, 0, [(UPLOAD_NAME.replace(".tiktoken", " tokenizer.json"), tokenizer_json_file())],
-           mime="application/json")
+    with rerun(w.page, TIMEOUT):  # the panel is open from the first file: wait for this file's run
+        upload(w.page, 0, [(UPLOAD_NAME.replace(".tiktoken", " tokenizer.json"), tokenizer_json_file())],
+               mime="application/json")
     w.page.get_by_text("Read as:").first.wait_for(timeout=TIMEOUT)
     w.page.get_by_role("button", name="Load", exact=True).click()
     w.page.locator(".tl-head[data-tokenizer$=' (2)']").wait_for(timeout=TIMEOUT)  # same 60-character name
@@ -614,9 +622,9 @@ def test_bpe_lab_inputs(watch):
         if view == "Step by step":
             slider = w.page.get_by_role("slider").first
             slider.focus()
-            for _ in range(40):
-                slider.press("ArrowRight")
-            w.settle()
+            with rerun(w.page, TIMEOUT):  # the slider sends its value a moment after the last key
+                for _ in range(40):
+                    slider.press("ArrowRight")
             w.assert_clean("BPE Lab: step view, merges of payload bytes", len(PAYLOADS), spans=[PAYLOADS["script"]])
             screenshot(w.page, "payloads-lab-steps")
     # a text file: its name and its contents
@@ -705,15 +713,15 @@ def test_languages_parallel_corpus_uploads(watch):
     w.settle()
     names = [f"{v[:40]}.txt" for v in short(40).values() if "/" not in v]
     files = [("eng.txt", ALL.encode()), ("fra.txt", ALL[::-1].encode())] + [(n, ALL.encode()) for n in names[:10]]
-    upload(w.page, 0, files)
-    w.settle(800)
+    with rerun(w.page, TIMEOUT):
+        upload(w.page, 0, files)
     got = w.assert_clean("Languages: files named with payloads, payload contents", len(PAYLOADS) * 2 + 10)
     assert "Skipped" in got["text"] or "not a language code" in got["text"], got["text"][-500:]
     header = "\t".join(["eng", "fra"] + [v.replace("\t", " ") for v in list(ONE_LINE.values())[:20]])
     rows = "\n".join("\t".join([v, v[::-1]] + [v] * 20) for v in ONE_LINE.values())
     table = (header + "\n" + rows).encode()
-    upload(w.page, 0, [(f"{PAYLOADS['img_onerror'][:30]}.tsv", table)])
-    w.settle(800)
+    with rerun(w.page, TIMEOUT):
+        upload(w.page, 0, [(f"{PAYLOADS['img_onerror'][:30]}.tsv", table)])
     w.assert_clean("Languages: a TSV with payload headers and cells", len(PAYLOADS) + 20)
     screenshot(w.page, "payloads-languages")
 
@@ -731,10 +739,11 @@ def test_sentencepiece_lab_options_and_texts(watch):
     w.settle()
     w.page.get_by_text("All options, with what each does").click()
     symbols = [v for v in ONE_LINE.values() if "," not in v and len(v) < 60][:10]
-    fill(w.page, "user_defined_symbols", ",".join(symbols), commit="Enter")
-    fill(w.page, "control_symbols", PAYLOADS["md_link"].replace(",", ""), commit="Enter")
-    fill(w.page, "unk_piece", PAYLOADS["md_image"], commit="Enter")
-    w.settle()
+    for label, value in (("user_defined_symbols", ",".join(symbols)),
+                         ("control_symbols", PAYLOADS["md_link"].replace(",", "")),
+                         ("unk_piece", PAYLOADS["md_image"])):
+        fill(w.page, label, value, commit="Enter")
+        w.settle()
     w.assert_clean("SentencePiece Lab: options typed", len(symbols) + 2)
     w.page.get_by_role("button", name="Train", exact=True).click()
     w.page.locator("[data-testid='stAlertContentSuccess'], [data-testid='stAlertContentError']").first.wait_for(

@@ -3,7 +3,7 @@ card, the link to Compare, the evidence tabs (a heatmap's hover), and a parallel
 
 import re
 
-from tests.e2e.conftest import SHOTS, screenshot, wait_for_app
+from tests.e2e.conftest import SHOTS, screenshot, settle, wait_for_app, wait_plotted
 from tokenizers import default_tokenizers
 
 
@@ -33,7 +33,7 @@ def test_gallery_cards_edit_and_open_on_compare(page, app_url):
     assert count_of(spelling, "cl100k_base") == 1 and count_of(spelling, "cl100k_base", 1) == 17
     tok = spelling.locator(".tl-tok[data-ids='98518']").first
     tok.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)  # let the layout settle before the pointer moves
+    settle(page)  # every element mounted: the layout no longer moves under the pointer
     tok.hover()
     page.wait_for_function("el => getComputedStyle(el, '::after').content !== 'none'", arg=tok.element_handle(),
                            timeout=10_000)
@@ -68,7 +68,7 @@ def test_evidence_tabs(page, app_url):
     page.goto(f"{app_url}/quirks?quirks_tab=Numbers")
     wait_for_app(page)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
-    page.wait_for_timeout(1500)
+    wait_plotted(page, 5)
     plot = page.locator(".js-plotly-plot").nth(2)  # GPT-2's heatmap
     plot.scroll_into_view_if_needed()
     box = plot.locator(".nsewdrag").first.bounding_box()
@@ -80,12 +80,12 @@ def test_evidence_tabs(page, app_url):
 
     page.get_by_role("tab", name="Vocabulary audit").click()
     page.get_by_text("12 unreachable token(s) in o200k_base (GPT-4o)").wait_for(timeout=60_000)
-    page.wait_for_timeout(1000)
+    settle(page)
     screenshot(page, "quirks-audit")
 
     page.get_by_role("tab", name="Rare long tokens").click()
     page.get_by_text("Published findings for GPT-2").wait_for(timeout=60_000)
-    page.wait_for_timeout(1000)
+    settle(page)
     screenshot(page, "quirks-rare-tokens")
     assert not page.errors
 
@@ -94,14 +94,14 @@ def test_languages_page_and_upload(page, app_url, tmp_path):
     page.goto(f"{app_url}/languages")
     wait_for_app(page)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 2", timeout=90_000)
-    page.wait_for_timeout(1500)
+    wait_plotted(page, 2)
     assert page.get_by_text("Page not found").count() == 0
     screenshot(page, "languages-parallel-text")
 
     page.get_by_role("tab", name="Programs").click()
     page.get_by_text("FizzBuzz from 1 to 100").wait_for(timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 2", timeout=60_000)
-    page.wait_for_timeout(1500)
+    wait_plotted(page, 2)
     screenshot(page, "languages-programs")
 
     page.get_by_role("tab", name="Your corpus").click()
@@ -115,6 +115,6 @@ def test_languages_page_and_upload(page, app_url, tmp_path):
     page.locator("input[type=file]").set_input_files(files)
     page.get_by_text("Done: 3 languages").wait_for(timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 2", timeout=60_000)
-    page.wait_for_timeout(1500)
+    wait_plotted(page, 2)
     screenshot(page, "languages-upload")
     assert not page.errors

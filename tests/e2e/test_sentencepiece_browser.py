@@ -1,19 +1,18 @@
 """The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
 then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
 
-from tests.e2e.conftest import screenshot, upload_training_text, wait_for_app
+from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
 
 
 def choose(page, label: str, option: str):
     page.get_by_label(label, exact=True).click()
     page.get_by_role("option", name=option, exact=True).click()
-    page.wait_for_timeout(800)
+    settle(page)
 
 
 def open_tab(page, name: str):
     page.get_by_role("tab", name=name, exact=True).click()
-    wait_for_app(page)
-    page.wait_for_timeout(1200)
+    settle(page)
 
 
 def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
@@ -22,25 +21,24 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     assert page.get_by_text("Page not found").count() == 0  # the deep link works on a fresh server
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Trained a bpe model of 1,000 pieces").wait_for(timeout=60_000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(2500)  # the vocabulary grid draws on a canvas after it mounts
+    wait_plotted(page)
+    wait_drawn(page)  # the vocabulary grid draws on a canvas after it mounts
     screenshot(page, "sp-lab-trained")
     page.get_by_text("All options, with what each does").click()
     page.get_by_label("character_coverage", exact=True).wait_for(timeout=10_000)
-    page.wait_for_timeout(800)
+    settle(page)
     screenshot(page, "sp-lab-options")
     page.get_by_text("All options, with what each does").click()
 
     open_tab(page, "Byte fallback")
     page.get_by_role("button", name="Train the same model with byte_fallback off").click()
     page.get_by_text("byte_fallback off —").wait_for(timeout=60_000)
-    page.wait_for_timeout(1000)
+    settle(page)
     assert page.get_by_text("<0xEC>", exact=False).count() > 0  # 안 spelled as bytes on the left
     screenshot(page, "sp-lab-byte-fallback")
 
     open_tab(page, "Merge tree")
-    page.locator(".js-plotly-plot").last.wait_for(timeout=30_000)
-    page.wait_for_timeout(800)
+    wait_plotted(page)
     screenshot(page, "sp-lab-merge-tree")
 
     choose(page, "model_type", "unigram")
@@ -48,14 +46,17 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     page.get_by_text("Trained a unigram model").wait_for(timeout=60_000)
     open_tab(page, "Lattice")
     page.get_by_text("The n best segmentations").wait_for(timeout=30_000)
-    page.wait_for_timeout(2500)
+    settle(page)
+    wait_plotted(page)
     screenshot(page, "sp-lab-lattice")
     # a piece is text, never markup, in the figures too
     box = page.get_by_label("A short text", exact=True)
     box.fill("a<b>c</b>")
     box.press("Enter")
-    wait_for_app(page)
-    page.wait_for_timeout(2000)
+    settle(page)
+    # plotly redraws after the run: wait until the lattice's axis shows the new text's characters
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot text')].some(t => t.textContent === '<')", timeout=30_000)
     labels = page.locator(".js-plotly-plot text").all_text_contents()
     assert "<" in labels and "b" in labels  # the characters as themselves on the axis
     assert page.locator(".js-plotly-plot b, .js-plotly-plot a[href]").count() == 0
@@ -63,7 +64,7 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     open_tab(page, "Sampling")
     page.get_by_role("button", name="Train a bpe model on the same text to compare").click()
     page.get_by_text("BPE-dropout, each merge dropped").wait_for(timeout=60_000)
-    page.wait_for_timeout(2500)
+    settle(page)
     screenshot(page, "sp-lab-sampling")
 
     # a corrupt .model is refused with a message, and the model stays
@@ -89,7 +90,7 @@ def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
     vocab = page.get_by_label("vocab_size", exact=True)
     vocab.fill("8000")
     vocab.press("Enter")
-    wait_for_app(page)
+    settle(page)
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("EM: estimating piece probabilities").wait_for(timeout=60_000)  # the phase, live
     screenshot(page, "sp-lab-training-progress")
