@@ -190,6 +190,7 @@ def test_ranked_vocabularies_merge_in_id_order(name):
     chunk is exactly that token (tiktoken's shortcut, which this library takes too). Whisper has an
     empty token at 50256 (where GPT-2 has <|endoftext|>)."""
     tok = get_tokenizer(name)
+    tok = getattr(tok, "model", tok)  # Qwen's model sits inside the pipeline that NFC-normalizes first
     merges = tok.merges.materialize()
     unreachable = [i for i, b in tok.vocab.items() if len(b) > 1 and merges.parents(i) is None]
     assert len(unreachable) == (678 if name == "llama3" else 0)

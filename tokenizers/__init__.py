@@ -14,7 +14,8 @@ The map (each subpackage's docstring says more):
                     one record each (records.py), and provisioning them at set-up
     sentencepiece/  pretrained and trained SentencePiece models, training in a child process, the lattice
     pipeline/       the stages around a model: normalizers, pre-tokenizers, added tokens
-    hf/             Hugging Face tokenizer.json files and the models only they use
+    hf/             Hugging Face tokenizer.json files, the models only they use, and PipelineTokenizer,
+                    which runs those stages around any model (a byte-level BPETokenizer too)
     classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
                     the five algorithms side by side
     analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit and

@@ -32,9 +32,9 @@ class Entry:
 
 def _tiktoken(name: str) -> Callable[[], Tokenizer]:
     def build() -> Tokenizer:
-        from tokenizers.vocabularies.tiktoken_bpe import TiktokenTokenizer
+        from tokenizers.vocabularies.tiktoken_bpe import tiktoken_tokenizer
 
-        return TiktokenTokenizer(name)
+        return tiktoken_tokenizer(name)
 
     return build
 
@@ -53,9 +53,11 @@ def _mistral() -> Tokenizer:
 
 def _vendor_json(key: str, title: str) -> Callable[[], Tokenizer]:
     def build() -> Tokenizer:
-        from tokenizers.hf.tokenizer_json import load_vendor_json
+        from tokenizers.hf.tokenizer_json import read_tokenizer_json
+        from tokenizers.pipeline.components import VENDOR_LIMITS
+        from tokenizers.vocabularies.provision import vendor_file
 
-        return load_vendor_json(key, title)
+        return read_tokenizer_json(vendor_file(key).read_bytes(), name=key, title=title, limits=VENDOR_LIMITS)
 
     return build
 

@@ -150,52 +150,23 @@ def tiktoken_text(tok) -> str:
                    for b, r in sorted(tiktoken_ranks(tok).items(), key=lambda kv: kv[1]))
 
 
-def tiktoken_meta(tok) -> str:
-    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks."""
+def tiktoken_meta(tok, stages: dict | None = None) -> str:
+    """The JSON that goes with a .tiktoken file: what tiktoken.Encoding needs besides the ranks, the
+    model's `whole_chunk_shortcut` when it is off, and the `stages` of a pipeline around the model
+    (tokenizers/hf/models.py), in tokenizer.json's spelling."""
     meta = {"name": tok.name, "pattern": tok.pattern or "", "special_tokens": tok.special_tokens}
-    meta.update(model_extras(tok))
+    if not tok.whole_chunk_shortcut:
+        meta["whole_chunk_shortcut"] = False
+    meta.update(stages or {})
     return json.dumps(meta, indent=2, ensure_ascii=False)
 
 
-def model_extras(tok) -> dict:
-    """What a model has beyond minbpe's three dicts and pattern, in tokenizer.json's spelling (for the
-    .json beside a .tiktoken): normalizer, pre-tokenizer, added tokens, no whole-chunk shortcut."""
-    out: dict = {}
-    if getattr(tok, "normalizer", None) is not None:
-        out["normalizer"] = tok.normalizer.spec()
-    if getattr(tok, "pre_tokenizer", None) is not None:
-        out["pre_tokenizer"] = tok.pre_tokenizer.spec()
-    if getattr(tok, "added_tokens", ()):
-        out["added_tokens"] = [{"id": t.id, "content": t.content, "special": t.special, "lstrip": t.lstrip,
-                                "rstrip": t.rstrip, "single_word": t.single_word, "normalized": t.normalized}
-                               for t in tok.added_tokens]
-    if not getattr(tok, "whole_chunk_shortcut", True):
-        out["whole_chunk_shortcut"] = False
-    return out
-
-
-def read_extras(meta: dict) -> dict:
-    """model_extras read back: keyword arguments for BPETokenizer.from_model."""
-    from tokenizers.pipeline.components import LIMITS, _added, read_normalizer, read_pre_tokenizer
-
-    out: dict = {}
-    if meta.get("normalizer"):
-        out["normalizer"] = read_normalizer(meta["normalizer"])
-    if meta.get("pre_tokenizer"):
-        out["pre_tokenizer"] = read_pre_tokenizer(meta["pre_tokenizer"])
-    if meta.get("added_tokens"):
-        out["added_tokens"] = tuple(_added(meta["added_tokens"], LIMITS))
-    if meta.get("whole_chunk_shortcut") is False:
-        out["whole_chunk_shortcut"] = False
-    return out
-
-
-def export_tiktoken(tok, prefix: str | Path) -> tuple[Path, Path]:
-    """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens"})."""
+def export_tiktoken(tok, prefix: str | Path, stages: dict | None = None) -> tuple[Path, Path]:
+    """Write prefix.tiktoken and prefix.json ({"pattern", "special_tokens", ...})."""
     prefix = Path(prefix)
     ranks, meta = prefix.with_suffix(".tiktoken"), prefix.with_suffix(".json")
     ranks.write_text(tiktoken_text(tok), encoding="ascii")
-    meta.write_text(tiktoken_meta(tok), encoding="utf-8")
+    meta.write_text(tiktoken_meta(tok, stages), encoding="utf-8")
     return ranks, meta
 
 

@@ -12,12 +12,10 @@ regex, or None for no split). Every byte-level BPE here is this one model, howev
   ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
 - `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
 
-Text may pass through two optional steps before the split, for vocabularies that need them:
-`normalizer` (tokenizers/pipeline/normalizers.py: Qwen's NFC, Claude's NFKC) and `pre_tokenizer`
-(tokenizers/pipeline/pre_tokenizers.py: a split that is not one regex, such as DeepSeek V3's sequence of
-Split regexes), which `split()` then uses instead of `pattern`; the C core still merges each chunk.
-`added_tokens` (tokenizers/pipeline/added_tokens.py) are strings matched before anything else, as Hugging
-Face's tokenizer.json has them. A model with none of these is exactly minbpe's.
+The model sees the text as typed. Vocabularies that normalize it first (Qwen's NFC, Claude's NFKC),
+split it by more than one regex (DeepSeek V3's sequence of Split regexes) or match added tokens (Hugging
+Face's tokenizer.json) wrap this model in `PipelineTokenizer` (tokenizers/hf/models.py), which runs
+those stages and hands the model each stretch of text or each chunk; the C core still merges them.
 
 Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
 leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
@@ -190,11 +188,7 @@ class EncodeStep:
 class BPETokenizer(Tokenizer):
     kind = "bpe"
     whole_chunk_shortcut = True
-    normalizer = None      # text -> text before splitting (tokenizers.pipeline.normalizers), or None
-    pre_tokenizer = None   # splits instead of `pattern` (tokenizers.pipeline.pre_tokenizers), or None
-    added_tokens: tuple = ()  # AddedToken(s) matched before splitting (Hugging Face files), or ()
-    _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut",
-              "normalizer", "pre_tokenizer", "added_tokens")
+    _STATE = ("name", "title", "pattern", "merges", "vocab", "special_tokens", "history", "whole_chunk_shortcut")
 
     def __init__(self, pattern: str | None = "gpt4", *, name: str = "custom_bpe"):
         self.name = name
@@ -208,32 +202,24 @@ class BPETokenizer(Tokenizer):
     @classmethod
     def from_model(cls, *, vocab: dict[int, bytes], merges, pattern: str | None,
                    special_tokens: dict[str, int] | None = None, name: str,
-                   whole_chunk_shortcut: bool = True, normalizer=None, pre_tokenizer=None,
-                   added_tokens=()) -> "BPETokenizer":
-        """A tokenizer from the model's data. `vocab` must hold the 256 single bytes. Optional:
-        a `normalizer`, a `pre_tokenizer` (used instead of `pattern`), `added_tokens`."""
+                   whole_chunk_shortcut: bool = True) -> "BPETokenizer":
+        """A tokenizer from the model's data. `vocab` must hold the 256 single bytes."""
         tok = cls.__new__(cls)
         tok.name, tok.title, tok.pattern, tok.history = name, "", resolve_pattern(pattern), []
         tok.vocab, tok.merges = vocab, merges if isinstance(merges, Merges) else Merges(merges)
         tok.special_tokens = dict(special_tokens or {})
         tok.whole_chunk_shortcut = whole_chunk_shortcut
-        if normalizer is not None:
-            tok.normalizer = normalizer
-        if pre_tokenizer is not None:
-            tok.pre_tokenizer = pre_tokenizer
-        if added_tokens:
-            tok.added_tokens = tuple(added_tokens)
         tok._reset_caches()
         return tok
 
     @classmethod
     def from_ranks(cls, mergeable_ranks: dict[bytes, int], *, pattern: str | None,
-                   special_tokens: dict[str, int] | None = None, name: str, normalizer=None) -> "BPETokenizer":
+                   special_tokens: dict[str, int] | None = None, name: str) -> "BPETokenizer":
         """A tokenizer over tiktoken-style ranks (bytes -> rank); ids are the ranks, merges are
         recovered from them when first needed."""
         vocab = {r: b for b, r in mergeable_ranks.items()}
         return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, mergeable_ranks), pattern=pattern,
-                              special_tokens=special_tokens, name=name, normalizer=normalizer)
+                              special_tokens=special_tokens, name=name)
 
     @property
     def capabilities(self) -> Capabilities:
@@ -255,13 +241,11 @@ class BPETokenizer(Tokenizer):
         ranks = getattr(self.merges, "ranks", None)  # recovered merges already hold bytes -> id
         self._bytes_to_id = ranks if ranks is not None else {b: i for i, b in self.vocab.items()}
         top = max(self.vocab) if self.vocab else -1
-        self._added_of_id = {t.id: t.content for t in self.added_tokens if not t.special}
-        self._vocab_size = max([top, *self.special_tokens.values(), *self._added_of_id]) + 1
+        self._vocab_size = max([top, *self.special_tokens.values()]) + 1
         self._decoder = None
         self._special_of_id = {}
         for s, i in self.special_tokens.items():  # an id spelled two ways decodes to the first, as in tiktoken
             self._special_of_id.setdefault(i, s)
-        self._matchers = {}
         self._chunk_cache = _ChunkCache(self._encode_chunk)
         self._python_cache = _ChunkCache(self._encode_chunk_python)
         self._special_id_set = None
@@ -287,7 +271,7 @@ class BPETokenizer(Tokenizer):
         b = self.vocab.get(token_id)
         if b is not None:
             return b
-        s = self._special_of_id.get(token_id) or self._added_of_id.get(token_id)
+        s = self._special_of_id.get(token_id)
         if s is not None:
             return s.encode("utf-8")
         self.check_ids([token_id])  # out of range: raises a clear error
@@ -302,18 +286,15 @@ class BPETokenizer(Tokenizer):
             # ids). Its second half is None, as are unused ids, so that a negative id (which a list
             # would take from the end) and a hole both fail the join instead of decoding quietly
             n = self.vocab_size
-            used = len(self.vocab) + len(self.special_tokens) + len(self._added_of_id)
+            used = len(self.vocab) + len(self.special_tokens)
             if n > 4 * used + 4096:  # ids spread far apart (an uploaded model): a dict, not a huge list
-                table = _SparseDecoder({**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
-                                        **{i: s.encode("utf-8") for i, s in self._special_of_id.items()},
+                table = _SparseDecoder({**{i: s.encode("utf-8") for i, s in self._special_of_id.items()},
                                         **self.vocab})
             else:
                 table = [None] * (2 * n)
                 for i, b in self.vocab.items():
                     table[i] = b
                 for i, s in self._special_of_id.items():
-                    table[i] = s.encode("utf-8")
-                for i, s in self._added_of_id.items():
                     table[i] = s.encode("utf-8")
             self._decoder = table
         try:
@@ -329,8 +310,7 @@ class BPETokenizer(Tokenizer):
     def iter_vocab(self) -> Iterator[tuple[int, bytes]]:
         # one entry per id (tiktoken's o200k_harmony spells id 200018 two ways; the first spelling is
         # the one tiktoken decodes to, as token_bytes does)
-        table = {**{i: s.encode("utf-8") for i, s in self._added_of_id.items()},
-                 **{i: s.encode("utf-8") for i, s in self._special_of_id.items()}, **self.vocab}
+        table = {**{i: s.encode("utf-8") for i, s in self._special_of_id.items()}, **self.vocab}
         return iter(sorted(table.items()))
 
     def register_special_tokens(self, special_tokens: dict[str, int]) -> None:
@@ -347,17 +327,14 @@ class BPETokenizer(Tokenizer):
     def save(self, prefix) -> tuple:
         """Write the model next to `prefix`; the two paths. minbpe's prefix.model and prefix.vocab
         when the 256 bytes are ids 0-255 (models trained here), else tiktoken's prefix.tiktoken with
-        prefix.json (pattern and special tokens, and, in tokenizer.json's spelling, the normalizer,
-        pre-tokenizer and added tokens of a model that has them), the format OpenAI's vocabularies
-        come in."""
+        prefix.json (pattern, special tokens, and no whole-chunk shortcut when it is off), the format
+        OpenAI's vocabularies come in."""
         from pathlib import Path
 
         from tokenizers.bpe.files import export_tiktoken, model_text, vocab_text
 
-        from tokenizers.bpe.files import model_extras
-
         prefix = Path(prefix)
-        if self.byte_ids != list(range(256)) or model_extras(self):  # minbpe's format holds neither
+        if self.byte_ids != list(range(256)) or not self.whole_chunk_shortcut:  # minbpe's format holds neither
             return export_tiktoken(self, prefix)
         model, vocab = prefix.with_suffix(".model"), prefix.with_suffix(".vocab")
         model.write_text(model_text(self), encoding="utf-8")
@@ -376,17 +353,13 @@ class BPETokenizer(Tokenizer):
             from tiktoken.load import load_tiktoken_bpe
 
             meta_file = path.with_suffix(".json")
-            from tokenizers.bpe.files import read_extras
-
             meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
-            ranks = load_tiktoken_bpe(str(path))
-            extras = read_extras(meta)
-            if not extras:
-                return cls.from_ranks(ranks, pattern=meta.get("pattern") or None,
-                                      special_tokens=meta.get("special_tokens", {}), name=name)
-            vocab = {r: b for b, r in ranks.items()}
-            return cls.from_model(vocab=vocab, merges=RecoveredMerges(vocab, ranks), pattern=meta.get("pattern") or None,
-                                  special_tokens=meta.get("special_tokens", {}), name=name, **extras)
+            tok = cls.from_ranks(load_tiktoken_bpe(str(path)), pattern=meta.get("pattern") or None,
+                                 special_tokens=meta.get("special_tokens", {}), name=name)
+            if meta.get("whole_chunk_shortcut") is False:
+                tok.whole_chunk_shortcut = False
+                tok._reset_caches()
+            return tok
         return cls.loads(path.read_text(encoding="utf-8"), name=name)
 
     @classmethod
@@ -519,7 +492,7 @@ class BPETokenizer(Tokenizer):
         None otherwise (another pattern: Python's regex cuts, C encodes each chunk)."""
         if self._native is None:
             self._native = False
-            if native.available() and self.pre_tokenizer is None:
+            if native.available():
                 from tokenizers.bpe.native import api
 
                 mode = api.mode_of(self.pattern)
@@ -535,121 +508,24 @@ class BPETokenizer(Tokenizer):
         return "Python split, C merges" if self._chunk_encoder() is not None else "Python"
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Encode ignoring special tokens entirely (their strings are plain text). Added tokens that
-        are not special (a Hugging Face file's) are vocabulary, and still matched."""
+        """Encode ignoring special tokens entirely (their strings are plain text)."""
         text, _ = clean_text(text)
-        if self.added_tokens:
-            return self._encode_pipeline(text, frozenset())
-        text = self.normalize(text)
         fast = self._native_encoder()
         if fast is not None:
             return fast[1].encode(fast[0], text.encode("utf-8"))
         # the loop runs in C: a cache hit is a dict lookup, a miss calls _ChunkCache.__missing__
-        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, self._chunks(text))))
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, split_text(text, self._compiled))))
 
     def encode_ordinary_python(self, text: str) -> list[int]:
         """encode_ordinary on the pure-Python path, no C at all (the twin the tests hold C to)."""
         text, _ = clean_text(text)
-        if self.added_tokens:
-            return self._encode_pipeline(text, frozenset(), self._python_cache)
-        return list(chain.from_iterable(map(self._python_cache.__getitem__, self._chunks(self.normalize(text)))))
+        return list(chain.from_iterable(map(self._python_cache.__getitem__, split_text(text, self._compiled))))
 
-    def normalize(self, text: str) -> str:
-        """The text the model encodes: `text` after the normalizer (unchanged when there is none)."""
-        return text if self.normalizer is None else self.normalizer.normalize(text)
-
-    def _chunks(self, normalized: str) -> list[str]:
-        if self.pre_tokenizer is not None:
-            return self.pre_tokenizer.split(normalized)
-        return split_text(normalized, self._compiled)
-
-    def _parts(self, text: str, specials: AbstractSet[str]):
-        """The raw text cut at the added and special tokens to match: ("token", id, start, end) and
-        ("text", None, start, end), in order, in character offsets."""
-        from tokenizers.pipeline.added_tokens import AddedToken, allowed_matcher
-
-        added = self.added_tokens or tuple(AddedToken(s, i) for s, i in self.special_tokens.items())
-        found = allowed_matcher(self._matchers, added, specials, False).find(text) if (specials or self.added_tokens) \
-            else []
-        pos = 0
-        for a, b, t in found:
-            if a > pos:
-                yield "text", None, pos, a
-            yield "token", t.id, a, b
-            pos = b
-        if pos < len(text):
-            yield "text", None, pos, len(text)
-
-    def _encode_pipeline(self, text: str, specials: AbstractSet[str], cache=None) -> list[int]:
-        """Added/special tokens, then per stretch of text: normalize, match the normalized added
-        tokens, split, encode each chunk."""
-        from tokenizers.pipeline.added_tokens import allowed_matcher
-
-        cache = self._chunk_cache if cache is None else cache
-        norm_matcher = allowed_matcher(self._matchers, self.added_tokens, specials, True) if self.added_tokens else None
-        out: list[int] = []
-        for kind, tid, a, b in self._parts(text, specials):
-            if kind == "token":
-                out.append(tid)
-                continue
-            part = self.normalize(text[a:b])
-            pos = 0
-            for x, y, t in (norm_matcher.find(part) if norm_matcher else ()):
-                out.extend(chain.from_iterable(map(cache.__getitem__, self._chunks(part[pos:x]))))
-                out.append(t.id)
-                pos = y
-            out.extend(chain.from_iterable(map(cache.__getitem__, self._chunks(part[pos:]))))
-        return out
-
-    # -- spans for models that do not see the text as typed (tokenizers/core/spans.py) -------------
-    def span_lengths(self, text: str, ids):
-        if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
-            return map(self.token_length, ids)
-        if (self.pre_tokenizer is not None and not self.pre_tokenizer.identity) \
-                or any(t.lstrip or t.rstrip for t in self.added_tokens) or self.normalize(text) != text:
-            return None
-        return map(self.token_length, ids)
-
-    def aligned_spans(self, text: str, ids, n_bytes: int):
-        if self.normalizer is None and self.pre_tokenizer is None and not self.added_tokens:
-            return super().aligned_spans(text, ids, n_bytes)
-        from tokenizers.pipeline.added_tokens import allowed_matcher
-        from tokenizers.core.spans import SpanBuilder
-        from tokenizers.pipeline.normalizers import identity_offs
-        from tokenizers.pipeline.pre_tokenizers import Piece, RegexSplit
-
-        used = set(ids)
-        specials = {s for s, i in self.special_tokens.items() if i in used}
-        norm_matcher = allowed_matcher(self._matchers, self.added_tokens, specials, True) if self.added_tokens else None
-        splitter = self.pre_tokenizer or RegexSplit(self._compiled)
-        out = SpanBuilder(text)
-
-        def pieces(p: Piece) -> None:
-            for q in splitter.pre_tokenize([p]):
-                got = self._chunk_cache[q.text]
-                out.add_piece(q, got, [self.token_length(i) for i in got])
-
-        for kind, tid, a, b in self._parts(text, specials):
-            if kind == "token":
-                out.add_matched(tid, b)
-                continue
-            part, offs = text[a:b], identity_offs(text[a:b], a)
-            if self.normalizer is not None:
-                part, offs = self.normalizer.normalize_aligned(part, offs)
-            pos = 0
-            for x, y, t in (norm_matcher.find(part) if norm_matcher else ()):
-                pieces(Piece(part[pos:x], offs[pos:x], a == 0 and pos == 0))
-                out.add_matched(t.id, offs[y - 1][1])
-                pos = y
-            pieces(Piece(part[pos:], offs[pos:], a == 0 and pos == 0))
-        got_ids, starts, ends = out.result()
-        if got_ids != list(ids):
-            raise AssertionError(f"{self.name}: the spans' tokens differ from the encoding")
-        return got_ids, starts, ends
+    def encode_chunks(self, chunks) -> list[int]:
+        """The ids of chunks already cut (by a pipeline's pre-tokenizer): each merged on its own."""
+        return list(chain.from_iterable(map(self._chunk_cache.__getitem__, chunks)))
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
-        if self.added_tokens:
-            return self._encode_pipeline(text, specials)
         if not specials:
             return self.encode_ordinary(text)
         out: list[int] = []
@@ -673,9 +549,8 @@ class BPETokenizer(Tokenizer):
 
     # -- looking inside --------------------------------------------------------------------------
     def split(self, text: str) -> list[str]:
-        """The chunks the split pattern (or the pre-tokenizer) cuts `text` into, after the
-        normalizer if there is one; merges never cross them."""
-        return self._chunks(self.normalize(clean_text(text)[0]))
+        """The chunks the split pattern cuts `text` into; merges never cross them."""
+        return split_text(clean_text(text)[0], self._compiled)
 
     def encode_steps(self, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
         """(starting byte tokens, every merge applied in order) for one chunk, by the BPE rule
@@ -726,8 +601,7 @@ class BPETokenizer(Tokenizer):
         for (a, b), idx in keep:
             merges[(a, b)] = idx
             vocab[idx] = vocab[a] + vocab[b]
-        out = BPETokenizer.from_model(vocab=vocab, merges=merges, pattern=self.pattern, name=f"{self.name}@{k}",
-                                      normalizer=self.normalizer, pre_tokenizer=self.pre_tokenizer)
+        out = BPETokenizer.from_model(vocab=vocab, merges=merges, pattern=self.pattern, name=f"{self.name}@{k}")
         out.history = self.history[:k]
         return out
 
@@ -736,9 +610,7 @@ class BPETokenizer(Tokenizer):
         the trainer uses: count, then smallest pair). For the training text, the first is merge k."""
         small = self.truncated(k)
         stats: Counter = Counter()
-        counts = (chunk_counts(clean_text(text)[0], self._compiled) if self.pre_tokenizer is None and self.normalizer is None
-                  else Counter(self.split(text)))
-        for chunk, n in counts.items():
+        for chunk, n in chunk_counts(clean_text(text)[0], self._compiled).items():
             # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k
             bpe_reference.get_stats(small.apply_rule(chunk.encode("utf-8")), stats, n)
         return sorted(stats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]

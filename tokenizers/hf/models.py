@@ -1,10 +1,12 @@
-"""Tokenizers read from a Hugging Face tokenizer.json whose model is not a byte-level BPE with merges
-in id order (those become `BPETokenizer`, the one byte-level model, with the C core): a BPE over
-characters (SentencePiece-style, Metaspace ▁ and byte fallback: Llama 2, Mistral v1), a BPE whose
-merge ranks are not in id order, and WordPiece (BERT).
+"""Hugging Face's pipeline, and the models only tokenizer.json files use.
 
 `PipelineTokenizer` runs Hugging Face's steps in order: added/special tokens, normalizer,
-pre-tokenizer, model; spans map back to the input through tokenizers/core/spans.py. The models:
+pre-tokenizer, model; spans map back to the input through tokenizers/core/spans.py. It is the one
+place these stages run, around any model: `BPETokenizer`, the one byte-level model with the C core
+(a tokenizer.json whose byte-level merges make ids in id order, as DeepSeek V3's and Claude's legacy
+file do; Qwen's vocabulary with its NFC normalizer), or one of the models below, for a file whose
+model is not that: a BPE over characters (SentencePiece-style, Metaspace ▁ and byte fallback: Llama
+2, Mistral v1), a BPE whose merge ranks are not in id order, and WordPiece (BERT). The models:
 
 - `CharBPE`: the BPE rule (bpe_rule.bpe_merge: the pair with the lowest merge rank first, leftmost
   first) over a chunk's characters, or its bytes (`byte_level`); a character missing from the
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import AbstractSet
 
 from tokenizers.core.tokenizer import Capabilities, Tokenizer, UnknownTokenIdError
@@ -133,41 +136,74 @@ class WordPieceVocab:
 
 
 class PipelineTokenizer(Tokenizer):
-    """Normalizer -> pre-tokenizer -> model, with added/special tokens first (Hugging Face's order)."""
+    """Normalizer -> pre-tokenizer -> model, with added/special tokens first (Hugging Face's order).
+
+    The model is a `CharBPE` or `WordPieceVocab` (a vocabulary of strings, encoded chunk by chunk),
+    or a byte-level model that is itself a `Tokenizer` (`BPETokenizer`, which keeps its vocabulary,
+    merges, special tokens and C core; with no pre-tokenizer here, its own split pattern cuts each
+    stretch of text). What such a model can show (merge trees and steps, its split, its files) the
+    pipeline answers by asking it, after its own stages where they apply."""
 
     def __init__(self, *, name: str, title: str = "", model, normalizer=None, pre_tokenizer=None,
                  added_tokens: Sequence = (), decode_replacement: str | None = None, about: str = ""):
         self.name = name
         self.title = title or name
         self.model = model
-        self.kind = model.kind if not getattr(model, "byte_level", False) else "bpe"
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.added_tokens = tuple(added_tokens)
-        self.special_tokens = {t.content: t.id for t in self.added_tokens if t.special}
         self.decode_replacement = decode_replacement  # Metaspace's ▁, shown as a space in token bytes
         self.about = about
-        self._pieces: dict[int, str] = {i: s for s, i in model.vocab.items()}
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
+        model = self.model
+        self.special_tokens = {t.content: t.id for t in self.added_tokens if t.special}
+        self._added_ids = {t.id for t in self.added_tokens}
+        self._bytes_model = isinstance(model, Tokenizer)
+        self._matchers: dict = {}
+        self._cache: dict[str, tuple[list[int], list[int]]] = {}
+        self._unk, self._byte_of, self._unbyte = None, {}, None
+        if self._bytes_model:
+            self.kind = model.kind
+            self._pieces = {}
+            for t in self.added_tokens:  # an id spelled two ways decodes to the first, as in the model
+                self._pieces.setdefault(t.id, t.content)
+            self._size = max([model.vocab_size, *(i + 1 for i in self._pieces)])
+            self._capabilities = None
+            return
+        self.kind = model.kind if not getattr(model, "byte_level", False) else "bpe"
+        self._pieces = {i: s for s, i in model.vocab.items()}
         for t in self.added_tokens:
             self._pieces[t.id] = t.content
-        self._added_ids = {t.id for t in self.added_tokens}
         self._size = max(self._pieces) + 1 if self._pieces else 0
         self._unk = model.vocab.get(model.unk_token) if getattr(model, "unk_token", None) else None
-        self._byte_of: dict[int, int] = {}
         if isinstance(model, CharBPE) and model.byte_fallback:
             for b in range(256):
                 i = model.vocab.get(_BYTE_PIECE.format(b))
                 if i is not None:
                     self._byte_of[i] = b
-        self._unbyte = None
         if isinstance(model, CharBPE) and model.byte_level:
             self._unbyte = {c: b for b, c in model.byte_chars.items()}
-        self._matchers: dict = {}
-        self._cache: dict[str, tuple[list[int], list[int]]] = {}
         byte_level = getattr(model, "byte_level", False)
-        self.capabilities = Capabilities(model_type=model.kind, byte_fallback=bool(self._byte_of),
-                                         unknown_token=self._unk is not None and not self._byte_of and not byte_level,
-                                         code_points=not byte_level)
+        self._capabilities = Capabilities(model_type=model.kind, byte_fallback=bool(self._byte_of),
+                                          unknown_token=self._unk is not None and not self._byte_of and not byte_level,
+                                          code_points=not byte_level)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The model's own, for a byte-level model (merge trees and steps); else from the file."""
+        return self.model.capabilities if self._bytes_model else self._capabilities
+
+    _STATE = ("name", "title", "model", "normalizer", "pre_tokenizer", "added_tokens", "decode_replacement", "about")
+
+    def __getstate__(self) -> dict:
+        """Pickle and deepcopy the stages and the model; caches are rebuilt on loading."""
+        return {k: self.__dict__[k] for k in self._STATE}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._reset_caches()
 
     # -- the vocabulary ----------------------------------------------------------------------------
     @property
@@ -179,7 +215,7 @@ class PipelineTokenizer(Tokenizer):
         return self._unk
 
     def piece_of(self, token_id: int) -> str:
-        return self._pieces.get(token_id, "")
+        return "" if self._bytes_model else self._pieces.get(token_id, "")
 
     def is_byte_fallback(self, token_id: int) -> bool:
         return token_id in self._byte_of
@@ -188,6 +224,12 @@ class PipelineTokenizer(Tokenizer):
         """What the token stands for: byte-fallback pieces their byte, byte-level pieces their
         bytes, others their text without the model's markers (`##`, the end-of-word suffix), with
         Metaspace's ▁ as the space it replaced; added tokens their content."""
+        if self._bytes_model and token_id not in self._added_ids:
+            try:
+                return self.model.token_bytes(token_id)
+            except UnknownTokenIdError:
+                self.check_ids([token_id])
+                raise UnknownTokenIdError(self.name, [token_id], self.vocab_size, unused=True) from None
         s = self._pieces.get(token_id)
         if s is None:
             self.check_ids([token_id])
@@ -212,8 +254,95 @@ class PipelineTokenizer(Tokenizer):
             s = s.replace(self.decode_replacement, " ")
         return s.encode("utf-8")
 
+    def decode_bytes(self, ids) -> bytes:
+        if not self._bytes_model:
+            return super().decode_bytes(ids)
+        ids = ids if isinstance(ids, list) else list(ids)
+        self.check_ids(ids)
+        added = self._pieces
+        try:
+            if added.keys().isdisjoint(ids):
+                return self.model.decode_bytes(ids)
+            return b"".join(b"".join(added[i].encode("utf-8") for i in group) if is_added
+                            else self.model.decode_bytes(list(group)) for is_added, group in groupby(ids, added.__contains__))
+        except UnknownTokenIdError:
+            bad = [i for i in ids if i not in added and not self.model.is_special(i) and i not in self.model.vocab]
+            raise UnknownTokenIdError(self.name, bad, self.vocab_size, unused=True) from None
+
+    def iter_vocab(self):
+        if not self._bytes_model:
+            return super().iter_vocab()
+        table = {**{i: s.encode("utf-8") for i, s in self._pieces.items()}, **dict(self.model.iter_vocab())}
+        return iter(sorted(table.items()))
+
+    # -- what a byte-level model shows, asked of it ------------------------------------------------
+    def merge_parents(self, token_id: int):
+        if not self._bytes_model:
+            return super().merge_parents(token_id)
+        if token_id in self._added_ids:
+            return None
+        self.token_bytes(token_id)  # raises for an unknown id
+        return self.model.merge_parents(token_id)
+
+    def merge_rank(self, token_id: int):
+        if not self._bytes_model or token_id in self._added_ids:
+            return super().merge_rank(token_id)
+        return self.model.merge_rank(token_id)
+
+    # the model's own data that capabilities.merge_steps promises (with `split` below)
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return self._bpe().vocab
+
+    @property
+    def byte_ids(self) -> list[int]:
+        return self._bpe().byte_ids
+
+    def encode_steps(self, chunk: str):
+        """The model's merges on one chunk (`split` gives the chunks), step by step."""
+        return self._bpe().encode_steps(chunk)
+
+    def _bpe(self):
+        if not self._bytes_model:
+            raise AttributeError(f"{self.name}: its model is not the byte-level BPE (capabilities.merge_steps)")
+        return self.model
+
+    @property
+    def twin(self) -> "PipelineTokenizer":
+        """The same stages around the model's twin (a tiktoken vocabulary's own encoder)."""
+        twin = self.__dict__.get("_twin")
+        if twin is None:
+            model_twin = getattr(self.model, "twin", None)
+            if model_twin is None:
+                raise AttributeError("twin")
+            twin = self._twin = PipelineTokenizer(name=model_twin.name, title=self.title, model=model_twin,
+                                                  normalizer=self.normalizer, pre_tokenizer=self.pre_tokenizer,
+                                                  added_tokens=self.added_tokens)
+        return twin
+
+    @property
+    def engine(self) -> str:
+        """Which code encodes a byte-level model's text: the model's answer, or, when the pre-tokenizer
+        cuts here, "Python split, C merges" (or "Python")."""
+        if self.pre_tokenizer is None:
+            return self.model.engine
+        return "Python split, C merges" if self.model._chunk_encoder() is not None else "Python"
+
+    def normalize(self, text: str) -> str:
+        """The text the model sees: `text` after the normalizer (unchanged when there is none)."""
+        return text if self.normalizer is None else self.normalizer.normalize(text)
+
+    def split(self, text: str) -> list[str]:
+        """The chunks the model merges (a byte-level model's): the text after the normalizer, cut by
+        the pre-tokenizer, or by the model's own pattern when there is none."""
+        text = self.normalize(clean_text(text)[0])
+        return self.pre_tokenizer.split(text) if self.pre_tokenizer is not None else self.model.split(text)
+
     # -- encoding ----------------------------------------------------------------------------------
     def _chunk(self, text: str) -> tuple[list[int], list[int]]:
+        if self._bytes_model:
+            ids = self.model._chunk_cache[text]
+            return ids, [self.model.token_length(i) for i in ids]
         got = self._cache.get(text)
         if got is None:
             got = self.model.encode(text)
@@ -222,7 +351,8 @@ class PipelineTokenizer(Tokenizer):
         return got
 
     def _run(self, text: str, specials: AbstractSet[str], spans: bool):
-        """Yields ("token", id, end_char) and ("piece", Piece, ids, lengths)."""
+        """Yields ("token", id, end_char) and ("text", Piece): stretches of normalized text, before
+        pre-tokenization."""
         from tokenizers.pipeline.added_tokens import allowed_matcher
         from tokenizers.pipeline.normalizers import identity_offs
         from tokenizers.pipeline.pre_tokenizers import Piece
@@ -252,36 +382,47 @@ class PipelineTokenizer(Tokenizer):
                 else:
                     part = self.normalizer.normalize(part)
             cut = 0
-            subs = []
             for x, y, t in (norm.find(part) if norm else ()):
-                subs.append(Piece(part[cut:x], offs[cut:x] if spans else None, a == 0 and cut == 0))
-                subs.append((t, offs[y - 1][1] if spans else 0))
+                yield "text", Piece(part[cut:x], offs[cut:x] if spans else None, a == 0 and cut == 0)
+                yield "token", t.id, offs[y - 1][1] if spans else 0
                 cut = y
-            subs.append(Piece(part[cut:], offs[cut:] if spans else None, a == 0 and cut == 0))
-            for p in subs:
-                if isinstance(p, tuple):
-                    yield "token", p[0].id, p[1]
-                    continue
-                pieces = self.pre_tokenizer.pre_tokenize([p]) if self.pre_tokenizer is not None else \
-                    ([p] if p.text else [])
-                for q in pieces:
-                    ids, lengths = self._chunk(q.text)
-                    yield "piece", q, ids, lengths
+            yield "text", Piece(part[cut:], offs[cut:] if spans else None, a == 0 and cut == 0)
+
+    def _pieces_of(self, p):
+        """A stretch cut into the chunks the model encodes."""
+        if self.pre_tokenizer is not None:
+            return self.pre_tokenizer.pre_tokenize([p])
+        if self._bytes_model:
+            from tokenizers.pipeline.pre_tokenizers import RegexSplit
+
+            return RegexSplit(self.model._compiled).pre_tokenize([p])
+        return [p] if p.text else []
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         out: list[int] = []
+        bytes_model, pre = self._bytes_model, self.pre_tokenizer
         for item in self._run(text, specials, False):
             if item[0] == "token":
                 out.append(item[1])
+            elif bytes_model:  # the C core: the model's own split, or each chunk of the pre-tokenizer's
+                p = item[1]
+                out.extend(self.model.encode_ordinary(p.text) if pre is None else
+                           self.model.encode_chunks(pre.split(p.text, first=p.first)))
             else:
-                out.extend(item[2])
+                for q in self._pieces_of(item[1]):
+                    out.extend(self._chunk(q.text)[0])
         return out
 
     def encode_ordinary(self, text: str) -> list[int]:
         return self._encode(clean_text(text)[0], frozenset())
 
     def span_lengths(self, text: str, ids):
-        return None  # always through the alignment (the model's text is seldom the input)
+        """A byte-level model's token lengths where the stages leave the text as typed; else None,
+        and the spans go through the alignment (the model's text is seldom the input)."""
+        if not self._bytes_model or (self.pre_tokenizer is not None and not self.pre_tokenizer.identity) \
+                or any(t.lstrip or t.rstrip for t in self.added_tokens) or self.normalize(text) != text:
+            return None
+        return map(self.token_length, ids)
 
     def aligned_spans(self, text: str, ids, n_bytes: int):
         from tokenizers.core.spans import SpanBuilder
@@ -292,9 +433,56 @@ class PipelineTokenizer(Tokenizer):
         for item in self._run(text, specials, True):
             if item[0] == "token":
                 out.add_matched(item[1], item[2])
-            else:
-                out.add_piece(item[1], item[2], item[3])
-        return out.result()
+                continue
+            for q in self._pieces_of(item[1]):
+                got, lengths = self._chunk(q.text)
+                out.add_piece(q, got, lengths)
+        got_ids, starts, ends = out.result()
+        if self._bytes_model and got_ids != list(ids):
+            raise AssertionError(f"{self.name}: the spans' tokens differ from the encoding")
+        return got_ids, starts, ends
 
     def decode(self, ids, errors: str = "replace") -> str:
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # -- files -------------------------------------------------------------------------------------
+    def stages(self) -> dict:
+        """The stages around the model, in tokenizer.json's spelling (saved beside a byte-level
+        model's .tiktoken file)."""
+        out: dict = {}
+        if self.normalizer is not None:
+            out["normalizer"] = self.normalizer.spec()
+        if self.pre_tokenizer is not None:
+            out["pre_tokenizer"] = self.pre_tokenizer.spec()
+        if self.added_tokens:
+            out["added_tokens"] = [{"id": t.id, "content": t.content, "special": t.special, "lstrip": t.lstrip,
+                                    "rstrip": t.rstrip, "single_word": t.single_word, "normalized": t.normalized}
+                                   for t in self.added_tokens]
+        return out
+
+    def save(self, prefix) -> tuple:
+        """A byte-level model: its ranks in prefix.tiktoken, with prefix.json holding its pattern and
+        special tokens and these stages; `load` reads them back."""
+        if not self._bytes_model:
+            return super().save(prefix)
+        from tokenizers.bpe.files import export_tiktoken
+
+        return export_tiktoken(self.model, prefix, self.stages())
+
+    @classmethod
+    def load(cls, model_file, *, name: str = "custom_bpe") -> "PipelineTokenizer":
+        """What `save` wrote: the byte-level model and the stages around it."""
+        import json
+        from pathlib import Path
+
+        from tokenizers.bpe.model import BPETokenizer
+        from tokenizers.pipeline.components import LIMITS, _added, read_normalizer, read_pre_tokenizer
+
+        path = Path(model_file)
+        meta_file = path.with_suffix(".json")
+        meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+        return cls(name=name, model=BPETokenizer.load(path, name=name),
+                   normalizer=read_normalizer(meta["normalizer"]) if meta.get("normalizer") else None,
+                   pre_tokenizer=read_pre_tokenizer(meta["pre_tokenizer"]) if meta.get("pre_tokenizer") else None,
+                   added_tokens=_added(meta.get("added_tokens") or [], LIMITS))
+

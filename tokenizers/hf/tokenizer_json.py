@@ -17,15 +17,17 @@ encode gives the text's own tokens, as tiktoken does.
 
 A byte-level BPE whose merges make ids in merge order (a lower id is an earlier merge: DeepSeek V3,
 Claude's legacy file, GPT-2, Llama 3, Qwen2 ...) becomes `BPETokenizer`, the one byte-level model,
-encoded by the C core; its split is `pattern` when the pre-tokenizer is one regex, else a
-pre-tokenizer object. Any other model becomes a `PipelineTokenizer` (tokenizers/hf/models.py).
+encoded by the C core; its split is `pattern` when the pre-tokenizer is one regex. When the file also
+normalizes, splits by more than one regex, or has added tokens that are not plain special tokens,
+that model is wrapped in a `PipelineTokenizer` (tokenizers/hf/models.py), which runs those stages.
+Any other model becomes a `PipelineTokenizer` around a CharBPE or WordPieceVocab.
 """
 
 from __future__ import annotations
 
 import json
 
-from tokenizers.pipeline.components import (LIMITS, SUPPORTED, VENDOR_LIMITS, Limits, TokenizerFileError, UnsupportedComponent,
+from tokenizers.pipeline.components import (LIMITS, SUPPORTED, Limits, TokenizerFileError, UnsupportedComponent,
                             _added, _as_pattern, _is_byte_level, _steps, byte_chars, read_normalizer,
                             read_pre_tokenizer)
 from tokenizers.bpe.merges import Merges
@@ -33,7 +35,7 @@ from tokenizers.pipeline import normalizers as nz
 from tokenizers.pipeline import pre_tokenizers as pt
 
 __all__ = ["LIMITS", "SUPPORTED", "Limits", "TokenizerFileError", "UnsupportedComponent",
-           "byte_chars", "ids_in_merge_order", "load_vendor_json", "read_normalizer", "read_pre_tokenizer",
+           "byte_chars", "ids_in_merge_order", "read_normalizer", "read_pre_tokenizer",
            "read_tokenizer_json"]
 
 
@@ -160,22 +162,16 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
             specials = {t.content: t.id for t in added if t.special}
             tok = BPETokenizer.from_model(
                 vocab=byte_vocab, merges=Merges({(a, b): new for a, b, new in merges}), pattern=pattern,
-                special_tokens=specials, name=name, whole_chunk_shortcut=options["ignore_merges"],
-                normalizer=normalizer, pre_tokenizer=None if one_regex else pre,
-                added_tokens=added if any(not t.special or t.lstrip or t.rstrip or t.single_word or t.normalized
-                                          for t in added) else ())
+                special_tokens=specials, name=name, whole_chunk_shortcut=options["ignore_merges"])
             tok.title = title
-            return tok
+            plain = all(t.special and not (t.lstrip or t.rstrip or t.single_word or t.normalized) for t in added)
+            if normalizer is None and one_regex and plain:
+                return tok  # exactly minbpe's model
+            return PipelineTokenizer(name=name, title=title, model=tok, normalizer=normalizer,
+                                     pre_tokenizer=None if one_regex else pre, added_tokens=added)
     ranked = {}
     for rank, (a, b, new) in enumerate(merges):
         ranked.setdefault((a, b), (rank, new))
     bpe = CharBPE(vocab, ranked, byte_level=byte_level, byte_chars=chars if byte_level else None, **options)
     return PipelineTokenizer(name=name, title=title, model=bpe, normalizer=normalizer, pre_tokenizer=pre,
                              added_tokens=added, decode_replacement=metaspace)
-
-
-def load_vendor_json(key: str, title: str):
-    """A provisioned vendor tokenizer.json (deepseek_v3, claude_legacy) from the registry."""
-    from tokenizers.vocabularies.provision import vendor_file
-
-    return read_tokenizer_json(vendor_file(key).read_bytes(), name=key, title=title, limits=VENDOR_LIMITS)

@@ -1,29 +1,48 @@
 """OpenAI's encodings, and other vendors' vocabularies published as tiktoken ranks (Llama 3, Qwen,
 Whisper, Mistral's Tekken; tokenizers/vocabularies/vendors.py): the same BPE model as every other
 (`BPETokenizer.from_ranks`), encoded by tiktoken's Rust core, the fast path the tests hold equal to
-the model's own rule. A vendor that normalizes first (Qwen: NFC) has the model's `normalizer`,
-applied before tiktoken sees the text."""
+the model's own rule. A vendor that normalizes first (Qwen: NFC) has its model wrapped in a
+`PipelineTokenizer` (tokenizers/hf/models.py) with that normalizer, applied before the model sees the
+text."""
 
 from __future__ import annotations
 
 from typing import AbstractSet
 
-from tokenizers.core.tokenizer import UnknownTokenIdError
+from tokenizers.core.tokenizer import Tokenizer, UnknownTokenIdError
 from tokenizers.bpe.model import BPETokenizer
 from tokenizers.bpe.merges import RecoveredMerges
 from tokenizers.vocabularies import records
 from tokenizers.vocabularies.tiktoken_files import encoding_params, get_encoding
 
 
-def from_tiktoken(encoding_name: str) -> BPETokenizer:
+def from_tiktoken(encoding_name: str) -> Tokenizer:
     """One of the tiktoken-format vocabularies ("gpt2", "cl100k_base", "llama3", ...) as the plain
     model, encoded by this library's own rule (C core or Python), not by tiktoken; ids identical to
-    tiktoken's. TiktokenTokenizer(name).twin is the same model."""
+    tiktoken's. tiktoken_tokenizer(name).twin is the same model (with the vendor's normalizer, if any)."""
+    p = encoding_params(encoding_name)
+    return with_normalizer(BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"],
+                                                   special_tokens=p["special_tokens"], name=f"bpe:{encoding_name}"),
+                           p.get("normalizer"))
+
+
+def tiktoken_tokenizer(encoding_name: str) -> Tokenizer:
+    """The registry's tokenizer for a tiktoken-format vocabulary: TiktokenTokenizer, wrapped with the
+    vendor's normalizer when it has one (Qwen: NFC)."""
+    return with_normalizer(TiktokenTokenizer(encoding_name), encoding_params(encoding_name).get("normalizer"))
+
+
+def with_normalizer(model: BPETokenizer, normalizer: str | None) -> Tokenizer:
+    """`model`, or the pipeline that normalizes the text (a tokenizers.pipeline.normalizers name)
+    before it; special tokens are matched in the text as typed, as before."""
+    if not normalizer:
+        return model
+    from tokenizers.hf.models import PipelineTokenizer
+    from tokenizers.pipeline.added_tokens import AddedToken
     from tokenizers.pipeline.normalizers import from_name
 
-    p = encoding_params(encoding_name)
-    return BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],
-                                   name=f"bpe:{encoding_name}", normalizer=from_name(p.get("normalizer")))
+    return PipelineTokenizer(name=model.name, title=model.title, model=model, normalizer=from_name(normalizer),
+                             added_tokens=[AddedToken(s, i) for s, i in model.special_tokens.items()])
 
 
 class ReproducedIds(list):
@@ -52,8 +71,6 @@ class TiktokenTokenizer(BPETokenizer):
     the same ids, and `tokenize` says so in its result's `note`."""
 
     def __init__(self, encoding_name: str):
-        from tokenizers.pipeline.normalizers import from_name
-
         p = encoding_params(encoding_name)
         vocab = _vocab_of(p["mergeable_ranks"])
         self.name = encoding_name
@@ -65,8 +82,6 @@ class TiktokenTokenizer(BPETokenizer):
         self.special_tokens = dict(p["special_tokens"])
         self.history = []
         self.whole_chunk_shortcut = True
-        if p.get("normalizer"):
-            self.normalizer = from_name(p["normalizer"])
         self.encoding = get_encoding(encoding_name)
         self._twin = None
         self._reset_caches()
@@ -81,8 +96,7 @@ class TiktokenTokenizer(BPETokenizer):
         that hold the two equal). Shares the vocabulary and merges."""
         if self._twin is None:
             self._twin = BPETokenizer.from_model(vocab=self.vocab, merges=self.merges, pattern=self.pattern,
-                                                 special_tokens=self.special_tokens, name=f"bpe:{self.name}",
-                                                 normalizer=self.normalizer)
+                                                 special_tokens=self.special_tokens, name=f"bpe:{self.name}")
         return self._twin
 
     def _reproduce(self, text: str, specials: AbstractSet[str], error: Exception) -> list[int]:
@@ -96,14 +110,12 @@ class TiktokenTokenizer(BPETokenizer):
         from tokenizers.core.text import clean_text
 
         text, _ = clean_text(text)
-        text = self.normalize(text)
         try:
             return self.encoding.encode_ordinary(text)
         except ValueError as e:  # "Regex error while tokenizing: ... backtracking"
             return self._reproduce(text, frozenset(), e)
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
-        text = self.normalize(text)
         try:
             return self.encoding.encode(text, allowed_special=specials, disallowed_special=())
         except ValueError as e:
