@@ -11,7 +11,7 @@ nothing in those packages may import it back (the import graph between subpackag
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tokenizers.bpe.model import BPETokenizer
@@ -90,34 +90,17 @@ OTHERS: tuple[tuple[str | None, Entry], ...] = (
 )
 
 
-class _Registry(Mapping):
-    """name -> Entry, in the picker's order: the vocabulary records (read when asked, so a record added
-    later is offered too) with the other tokenizers placed among them."""
-
-    _cache: tuple = (None, {})
-
-    def _entries(self) -> dict[str, Entry]:
-        vocabularies = records.VOCABULARIES
-        if self._cache[0] is not vocabularies:
-            placed = [e for after, e in OTHERS if after is None]
-            for r in vocabularies:
-                placed.append(Entry(r.name, r.title, r.about, _tiktoken(r.name), r.default))
-                placed += [e for after, e in OTHERS if after == r.name]
-            placed += [e for after, e in OTHERS if after is not None and records.find(after) is None]
-            self._cache = (vocabularies, {e.name: e for e in placed})
-        return self._cache[1]
-
-    def __getitem__(self, name: str) -> Entry:
-        return self._entries()[name]
-
-    def __iter__(self):
-        return iter(self._entries())
-
-    def __len__(self) -> int:
-        return len(self._entries())
+def _entries() -> dict[str, Entry]:
+    placed = [e for after, e in OTHERS if after is None]
+    for r in records.VOCABULARIES:
+        placed.append(Entry(r.name, r.title, r.about, _tiktoken(r.name), r.default))
+        placed += [e for after, e in OTHERS if after == r.name]
+    placed += [e for after, e in OTHERS if after is not None and records.find(after) is None]
+    return {e.name: e for e in placed}
 
 
-REGISTRY = _Registry()
+# name -> Entry, in the picker's order: the vocabulary records with the other tokenizers placed among them
+REGISTRY = records.View(_entries)
 
 _built: dict[str, Tokenizer] = {}
 _lock = threading.Lock()

@@ -38,7 +38,6 @@ encoded on its own; everything else is the format's overhead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -208,24 +207,9 @@ FORMATS = {
 OTHER_FORMATS = {"mistral_sp": "mistral_v1", "claude_legacy": "claude_legacy"}
 
 
-class _FormatOf(Mapping):
-    """registry name -> FORMATS key, for the tokenizers that have a chat format; read from the
-    vocabulary records when asked, so a record added later has its format too."""
-
-    def _map(self) -> dict[str, str]:
-        return {**{r.name: r.chat_format for r in records.VOCABULARIES if r.chat_format}, **OTHER_FORMATS}
-
-    def __getitem__(self, name: str) -> str:
-        return self._map()[name]
-
-    def __iter__(self):
-        return iter(self._map())
-
-    def __len__(self) -> int:
-        return len(self._map())
-
-
-FORMAT_OF = _FormatOf()
+# registry name -> FORMATS key, for the tokenizers that have a chat format
+FORMAT_OF = records.View(lambda: {**{r.name: r.chat_format for r in records.VOCABULARIES if r.chat_format},
+                                  **OTHER_FORMATS})
 
 
 def format_for(name: str) -> ChatFormat | None:

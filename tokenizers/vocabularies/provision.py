@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,27 +94,15 @@ JSON_FILES = (
 )
 
 
-class _VendorFiles(Mapping):
-    """registry name -> VendorFile: every vocabulary record with a vendor's file, then the tokenizer.json
-    files; read from the records when asked, so a record added later is provisioned too."""
-
-    def _files(self) -> dict[str, VendorFile]:
-        out = {r.name: VendorFile(r.name, r.what, r.member, r.sha256, r.filename, r.licence)
-               for r in records.VOCABULARIES if not r.from_tiktoken}
-        out.update((v.key, v) for v in JSON_FILES)
-        return out
-
-    def __getitem__(self, key: str) -> VendorFile:
-        return self._files()[key]
-
-    def __iter__(self):
-        return iter(self._files())
-
-    def __len__(self) -> int:
-        return len(self._files())
+def _vendor_files() -> dict[str, VendorFile]:
+    out = {r.name: VendorFile(r.name, r.what, r.member, r.sha256, r.filename, r.licence)
+           for r in records.VOCABULARIES if not r.from_tiktoken}
+    out.update((v.key, v) for v in JSON_FILES)
+    return out
 
 
-VENDOR_FILES = _VendorFiles()
+# registry name -> VendorFile: every vocabulary record with a vendor's file, then the tokenizer.json files
+VENDOR_FILES = records.View(_vendor_files)
 
 
 def encodings() -> tuple[str, ...]:

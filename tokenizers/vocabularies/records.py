@@ -16,7 +16,7 @@ Each reader looks records up here when it runs (`find`, `VOCABULARIES`), never c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN
@@ -139,3 +139,27 @@ def find(name: str) -> Vocabulary | None:
         if v.name == name:
             return v
     return None
+
+
+class View(Mapping):
+    """A read-only mapping that `build()` makes from VOCABULARIES, made again whenever VOCABULARIES is
+    another tuple: the registry, provisioning and chat formats read the records through one of these,
+    so a record added later (a test's, say) is offered, provisioned and given its chat format too."""
+
+    def __init__(self, build: Callable[[], dict]):
+        self._build = build
+        self._made: tuple = (None, {})
+
+    def _map(self) -> dict:
+        if self._made[0] is not VOCABULARIES:
+            self._made = (VOCABULARIES, self._build())
+        return self._made[1]
+
+    def __getitem__(self, key):
+        return self._map()[key]
+
+    def __iter__(self):
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
