@@ -126,7 +126,7 @@ with tabs[0]:
     elif tok.is_special(token_id):
         st.info("Special tokens are not built by merges: they are added to the vocabulary as whole strings.")
     elif not tok.capabilities.merge_trees and tok.capabilities.model_type not in ("bpe", "unknown"):
-        st.info(f"This is a {'SentencePiece ' if tok.capabilities.scores else ''}{tok.capabilities.model_type} model: "
+        st.info(f"This is a {'SentencePiece ' if tok.capabilities.scores else ''}{escape_markdown(tok.capabilities.model_type)} model: "
                 "its pieces are not built by merging pairs, so they have no merge tree.")
     elif tok.merge_parents(token_id) is None:
         st.info("A base token: a single byte" + (" or code point" if tok.capabilities.code_points else "")

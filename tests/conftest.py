@@ -82,6 +82,23 @@ def app_test(page: str | None = None, *, query: dict | None = None, state: dict 
     return goto(at, page, query=query, **(state or {}))
 
 
+def open_page(page: str, title: str, *, state: dict | None = None, timeout: float = 120):
+    """A visit to `page` (see app_test) that ran cleanly and shows `title`: every page test's start."""
+    at = app_test(page, state=state, timeout=timeout)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [title]
+    return at
+
+
+def rerun(at, **state):
+    """Put `state` in the session (as a widget or the live text box would), run, and check it ran cleanly."""
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def goto(at, page: str, *, query: dict | None = None, **state):
     """Go to app_pages/`page`.py and run it: `state` is put in the session first (as an earlier run or a
     link would leave it) and the page's link is `query` alone (a browser drops the last page's)."""

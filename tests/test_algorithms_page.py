@@ -5,7 +5,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, open_page, rerun
 from tokenizers.classic.algorithms import NAMES, train
 from tokenizers.core.corpus import stdlib_docstrings
 
@@ -14,10 +14,7 @@ SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 
 
 
 def page() -> AppTest:
-    at = app_test("algorithms", timeout=180)
-    assert not at.exception
-    assert [t.value for t in at.title] == ["Algorithms"]
-    return at
+    return open_page("algorithms", "Algorithms", timeout=180)
 
 
 def train_on(at, text=None, vocab=None, *, builtin=None) -> AppTest:
@@ -54,10 +51,7 @@ def spans(at) -> list[str]:
 
 
 def open_tab(at, label: str) -> AppTest:
-    at.session_state[f"{K}tab"] = label
-    at.run()
-    assert not at.exception
-    return at
+    return rerun(at, **{f"{K}tab": label})
 
 
 def test_before_training_the_page_says_what_to_do():

@@ -5,17 +5,14 @@ import random
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import open_page
 from service import uploads as lab
 
 K = "lab_"
 
 
 def lab_app() -> AppTest:
-    at = app_test("bpe_lab")
-    assert [t.value for t in at.title] == ["BPE Lab"]
-    assert not at.exception
-    return at
+    return open_page("bpe_lab", "BPE Lab")
 
 
 def train(at, text=None, vocab=None, split=None, **extra):

@@ -6,7 +6,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS, app_test
+from conftest import TRICKY_TEXTS, app_test, rerun
 from tokenizers import default_tokenizers, get_tokenizer
 
 TIMEOUT = 120
@@ -61,10 +61,7 @@ def visible_text(span_html: str) -> str:
 
 def set_text(at, text):
     """What the live text box does when a person types: the page reads the text from session_state."""
-    at.session_state[f"{K}text"] = text
-    at.run()
-    assert not at.exception
-    return at
+    return rerun(at, **{f"{K}text": text})
 
 
 def test_default_view_counts_match_the_library():

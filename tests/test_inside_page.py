@@ -2,17 +2,14 @@
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, open_page
 from tokenizers import get_tokenizer
 
 K = "inside_"
 
 
 def inside_app(**state) -> AppTest:
-    at = app_test("inside", state={f"{K}{k}": v for k, v in state.items()})
-    assert not at.exception
-    assert [t.value for t in at.title] == ["Inside a token"]
-    return at
+    return open_page("inside", "Inside a token", state={f"{K}{k}": v for k, v in state.items()})
 
 
 def test_tree_for_a_typed_id():

@@ -2,18 +2,15 @@
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
-from test_quirks_page import own_tokenizer, rerun
+from conftest import open_page, rerun
+from test_quirks_page import own_tokenizer
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv
 
 L = "languages_"
 
 
 def languages(**state) -> AppTest:
-    at = app_test("languages", state=state, timeout=180)
-    assert not at.exception
-    assert [t.value for t in at.title] == ["Languages & code"]
-    return at
+    return open_page("languages", "Languages & code", state=state, timeout=180)
 
 
 def test_languages_default_view():

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS, app_test
+from conftest import TRICKY_TEXTS, open_page, rerun
 from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
 from ui.quirks import CARDS
 
@@ -14,16 +14,7 @@ Q = "quirks_"
 
 
 def quirks(**state) -> AppTest:
-    at = app_test("quirks", state=state, timeout=180)
-    assert not at.exception
-    assert [t.value for t in at.title] == ["Quirks"]
-    return at
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception
-    return at
+    return open_page("quirks", "Quirks", state=state, timeout=180)
 
 
 def counts(at: AppTest) -> list[tuple[str, str, int]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, open_page
 import tokenizers.sentencepiece.train as spt
 from tokenizers.core.corpus import stdlib_docstrings
 from tokenizers.sentencepiece.train import LLAMA2_OPTIONS, OPTIONS, T5_OPTIONS
@@ -20,10 +20,7 @@ SMALL = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on the cat'
 
 
 def sp_app(**state) -> AppTest:
-    at = app_test("sentencepiece_lab", state={f"{K}{k}": v for k, v in state.items()})
-    assert not at.exception
-    assert [t.value for t in at.title] == ["SentencePiece Lab"]
-    return at
+    return open_page("sentencepiece_lab", "SentencePiece Lab", state={f"{K}{k}": v for k, v in state.items()})
 
 
 def set_option(at, name: str, value):
