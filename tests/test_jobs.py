@@ -27,22 +27,9 @@ def gone(pid: int) -> bool:
 
 
 def child_pids() -> set[int]:
-    """This process's live job children (`python -m tokenizers.jobs`; other children, such as a browser
-    test's server, are not counted)."""
-    me = os.getpid()
-    out = set()
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat", encoding="ascii") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{d}/cmdline", "rb") as f:
-                    cmd = f.read()
-                if int(fields[1]) == me and b"tokenizers.jobs" in cmd and fields[0] != "Z":
-                    out.add(int(d))
-            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-                pass
-    return out
+    """This process's live job children (the runner marks each child's environment, so other children,
+    such as a browser test's server, are not counted)."""
+    return job_tree()[0]
 
 
 def test_the_work_runs_in_another_process_and_reports_progress():
