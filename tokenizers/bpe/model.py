@@ -521,8 +521,12 @@ class BPETokenizer(Tokenizer):
         text, _ = clean_text(text)
         return list(chain.from_iterable(map(self._python_cache.__getitem__, split_text(text, self._compiled))))
 
+    def encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        """The ids of one chunk already cut (by a pipeline's pre-tokenizer), merged on its own; cached."""
+        return self._chunk_cache[chunk]
+
     def encode_chunks(self, chunks) -> list[int]:
-        """The ids of chunks already cut (by a pipeline's pre-tokenizer): each merged on its own."""
+        """The ids of chunks already cut, each merged on its own."""
         return list(chain.from_iterable(map(self._chunk_cache.__getitem__, chunks)))
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:

@@ -171,6 +171,10 @@ class PipelineTokenizer(Tokenizer):
                 self._pieces.setdefault(t.id, t.content)
             self._size = max([model.vocab_size, *(i + 1 for i in self._pieces)])
             self._capabilities = None
+            from tokenizers.core.patterns import compile_pattern
+            from tokenizers.pipeline.pre_tokenizers import RegexSplit
+
+            self._model_split = RegexSplit(compile_pattern(model.pattern))  # the model's own split, made once
             return
         self.kind = model.kind if not getattr(model, "byte_level", False) else "bpe"
         self._pieces = {i: s for s, i in model.vocab.items()}
@@ -326,7 +330,7 @@ class PipelineTokenizer(Tokenizer):
         cuts here, "Python split, C merges" (or "Python")."""
         if self.pre_tokenizer is None:
             return self.model.engine
-        return "Python split, C merges" if self.model._chunk_encoder() is not None else "Python"
+        return "Python" if self.model.engine == "Python" else "Python split, C merges"
 
     def normalize(self, text: str) -> str:
         """The text the model sees: `text` after the normalizer (unchanged when there is none)."""
@@ -341,7 +345,7 @@ class PipelineTokenizer(Tokenizer):
     # -- encoding ----------------------------------------------------------------------------------
     def _chunk(self, text: str) -> tuple[list[int], list[int]]:
         if self._bytes_model:
-            ids = self.model._chunk_cache[text]
+            ids = self.model.encode_chunk(text)
             return ids, [self.model.token_length(i) for i in ids]
         got = self._cache.get(text)
         if got is None:
@@ -393,9 +397,7 @@ class PipelineTokenizer(Tokenizer):
         if self.pre_tokenizer is not None:
             return self.pre_tokenizer.pre_tokenize([p])
         if self._bytes_model:
-            from tokenizers.pipeline.pre_tokenizers import RegexSplit
-
-            return RegexSplit(self.model._compiled).pre_tokenize([p])
+            return self._model_split.pre_tokenize([p])
         return [p] if p.text else []
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
