@@ -230,7 +230,7 @@ def diff_controls(inp: Inputs, results: dict) -> tuple[bool, str]:
         st.session_state[f"{K}ref"] = ref_options[0]
     if inp.view != "Spans":
         return st.session_state.get(f"{K}diff", False), st.session_state[f"{K}ref"]
-    d1, d2 = st.columns([2, 3] if inp.present else [1, 3])
+    d1, d2 = st.columns([2, 3])  # wide enough for the toggle's whole label at 1280 px
     diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff", persist_state=KEEP)
     ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
                        label_visibility="collapsed", persist_state=KEEP)

@@ -86,7 +86,7 @@ def _editor(k: str) -> list[Message]:
     turns = _state(k)
     messages = []
     for n, i in enumerate(turns):
-        c1, c2, c3 = st.columns([1.2, 6, 0.8], vertical_alignment="top")
+        c1, c2, c3 = st.columns([1.2, 5.8, 1], vertical_alignment="top")  # "Remove" whole at 1280 px
         role = c1.selectbox(f"Turn {n + 1}", ROLES, key=f"{k}role_{i}", persist_state=KEEP)
         text = c2.text_area(f"Message {n + 1}", key=f"{k}text_{i}", height=68, label_visibility="collapsed",
                             max_chars=MAX_CHARS, persist_state=KEEP)
