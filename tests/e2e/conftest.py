@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -237,6 +238,31 @@ def rerun(page, timeout: float = 60_000):
     before = runs_asked(page)
     yield
     settle(page, timeout, after=before)
+
+
+def choose(page, label: str, option: str, *, exact: bool = False, timeout: float = 60_000) -> None:
+    """Choose `option` in the selectbox labelled `label` (its whole text with `exact`, else a part of
+    it) and settle. A click that lands while the box is being redrawn opens no list; then the list is
+    closed and the box clicked again, up to three times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.get_by_label(label, exact=True).first
+    options = page.get_by_role("option")
+    wanted = options.filter(has_text=re.compile(rf"^{re.escape(option)}$")) if exact else \
+        options.filter(has_text=option)
+    settle(page, timeout)
+    for attempt in range(3):
+        box.click()
+        try:
+            wanted.first.wait_for(timeout=5_000 if attempt < 2 else timeout)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            settle(page, timeout)
+    wanted.first.click()
+    settle(page, timeout)
 
 
 def wait_for_app(page, timeout: float = 60_000):

@@ -28,8 +28,8 @@ import urllib.parse
 
 import pytest
 
-from tests.e2e.conftest import (ROOT, _require_browser, new_context, rerun, screenshot, settle, streamlit_server,
-                                wait_for_app)
+from tests.e2e.conftest import (ROOT, _require_browser, choose, new_context, rerun, screenshot, settle,
+                                streamlit_server, wait_for_app)
 from tests.payloads import ALL, EVIL, PAYLOADS, short
 
 TIMEOUT = 90_000
@@ -450,12 +450,6 @@ def test_compare_decoder(watch):
     w.assert_clean("Compare decoder: ids that decode to every payload", len(PAYLOADS), NEEDLES)
 
 
-def pick(page, label: str, option: str) -> None:
-    """Choose `option` (a substring of its text) in the selectbox labelled `label`."""
-    page.get_by_label(label, exact=True).first.click()
-    page.get_by_role("option").filter(has_text=option).first.click()
-
-
 # a file name as the browser sends it (no "/"); the app keeps only word characters, . - + and spaces
 PATTERN_LABEL = "Split pattern (a .tiktoken file has none)"
 SPECIALS_LABEL = "Special tokens (JSON, or one 'token id' per line)"
@@ -473,7 +467,7 @@ def test_compare_tokenizer_upload_then_inside(watch):
     upload(w.page, 0, [(UPLOAD_NAME, tiktoken_file())], mime="application/octet-stream")
     w.page.get_by_label(PATTERN_LABEL, exact=True).wait_for(timeout=TIMEOUT)
     w.settle()
-    pick(w.page, PATTERN_LABEL, "Paste a regex")
+    choose(w.page, PATTERN_LABEL, "Paste a regex")
     w.settle()
     # first a hostile regex that does not compile, then one line per chunk
     for regex in ("(" + PAYLOADS["md_link"], LINE_PATTERN):
@@ -514,7 +508,7 @@ def test_compare_tokenizer_upload_then_inside(watch):
     assert got["text"].count("onerror_window.__pwned_1") >= 2
 
     go_to(w.page, "inside")
-    pick(w.page, "Tokenizer", "onerror_window")
+    choose(w.page, "Tokenizer", "onerror_window")
     w.settle()
     fill(w.page, "Text", ALL)
     w.settle()
@@ -592,7 +586,7 @@ def test_bpe_lab_inputs(watch):
     w.goto("bpe-lab")
     fill(w.page, "Text to train on", ALL + "\n" + ALL)
     w.settle()
-    pick(w.page, "Split pattern", "Custom regex")
+    choose(w.page, "Split pattern", "Custom regex")
     w.settle()
     regex_box = w.page.get_by_label(re.compile(r"^Regex \(Python"))
     for regex in ("(" + PAYLOADS["md_link"], PAYLOADS["img_onerror"] + r"|\w+|\s+|[^\w\s]+"):

@@ -1,13 +1,7 @@
 """The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
 then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
 
-from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
-
-
-def choose(page, label: str, option: str):
-    page.get_by_label(label, exact=True).click()
-    page.get_by_role("option", name=option, exact=True).click()
-    settle(page)
+from tests.e2e.conftest import choose, screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
 
 
 def open_tab(page, name: str):
@@ -41,7 +35,7 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     wait_plotted(page)
     screenshot(page, "sp-lab-merge-tree")
 
-    choose(page, "model_type", "unigram")
+    choose(page, "model_type", "unigram", exact=True)
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Trained a unigram model").wait_for(timeout=60_000)
     open_tab(page, "Lattice")
@@ -86,7 +80,7 @@ def test_progress_while_training_a_big_upload(page, app_url, tmp_path):
     wait_for_app(page)
     upload_training_text(page, corpus)
     page.get_by_text("stdlib.py.txt: ").wait_for(timeout=30_000)
-    choose(page, "Preset", "Library defaults")
+    choose(page, "Preset", "Library defaults", exact=True)
     vocab = page.get_by_label("vocab_size", exact=True)
     vocab.fill("8000")
     vocab.press("Enter")
