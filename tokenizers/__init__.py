@@ -35,6 +35,7 @@ import importlib.abc
 import importlib.util
 import sys
 
+from tokenizers.analysis.healing import TokenHealing, token_healing
 from tokenizers.bpe.model import BPETokenizer, TrainingError, TrainReport
 from tokenizers.core.patterns import PatternError
 from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
@@ -88,5 +89,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
-           "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
-           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file"]
+           "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
+           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file", "token_healing"]

@@ -12,14 +12,24 @@ A token matches a query when any of these holds:
 
 A query of nothing but whitespace matches every token. A query can mean several things at once
 ("cafe" is text and the bytes CA FE): a token matching any of them matches.
+
+The second kind of query is by prefix: the ordinary tokens (not special, not the unknown token, whose
+bytes are its name rather than text) whose bytes start with given bytes, `prefix_index(tok).ids_with_prefix(b"://")`. The index is the vocabulary's token bytes sorted
+once per tokenizer, so a query is two binary searches and a slice; `ids_with_prefix_reference` is
+the plain scan over every id it is tested against.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import weakref
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from tokenizers.core.text import printable_bytes
+from tokenizers.core.tokenizer import Tokenizer, UnknownTokenIdError
 
 _ID = re.compile(r"[0-9]+")
 _HEX_GROUP = re.compile(r"(?:0[xX])?((?:[0-9A-Fa-f]{2})+)")
@@ -66,4 +76,91 @@ def search(entries, query: str) -> list[int]:
     return [i for i, b, piece in entries if q.matches(i, b, piece)]
 
 
-__all__ = ["VocabQuery", "hex_query", "search"]
+# -- by prefix ----------------------------------------------------------------------------------------
+def prefix_end(prefix: bytes) -> bytes | None:
+    """The least byte string greater than every string that starts with `prefix` (drop trailing 0xFF
+    bytes, add one to the last byte); None when there is none (the prefix is empty or all 0xFF)."""
+    stem = prefix.rstrip(b"\xff")
+    if not stem:
+        return None
+    return stem[:-1] + bytes([stem[-1] + 1])
+
+
+class PrefixIndex:
+    """The bytes of every ordinary token of one tokenizer, sorted (ties by id), for prefix queries.
+    Built by `prefix_index`, once per tokenizer."""
+
+    def __init__(self, tok: Tokenizer):
+        unk = tok.unk_id
+        pairs = sorted((b, i) for i, b in tok.iter_vocab() if not tok.is_special(i) and i != unk)
+        self.keys: list[bytes] = [b for b, _ in pairs]
+        self.ids = array("q", [i for _, i in pairs])
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def span(self, prefix: bytes) -> tuple[int, int]:
+        """The positions [lo, hi) of the keys that start with `prefix`."""
+        lo = bisect_left(self.keys, prefix)
+        end = prefix_end(prefix)
+        return lo, (len(self.keys) if end is None else bisect_left(self.keys, end, lo))
+
+    def count(self, prefix: bytes) -> int:
+        lo, hi = self.span(prefix)
+        return hi - lo
+
+    def ids_with_prefix(self, prefix: bytes) -> list[int]:
+        """The ids of the ordinary tokens whose bytes start with `prefix`, ascending."""
+        lo, hi = self.span(bytes(prefix))
+        return sorted(self.ids[lo:hi])
+
+
+def ids_with_prefix_reference(tok: Tokenizer, prefix: bytes) -> list[int]:
+    """PrefixIndex.ids_with_prefix the slow, obvious way: every id, one at a time."""
+    out = []
+    for i in range(tok.n_vocab):
+        try:
+            b = tok.decode_single_token_bytes(i)
+        except (KeyError, UnknownTokenIdError):
+            continue  # a hole in the id range
+        if not tok.is_special(i) and i != tok.unk_id and b.startswith(prefix):
+            out.append(i)
+    return out
+
+
+_indexes: "weakref.WeakKeyDictionary[Tokenizer, tuple[tuple, PrefixIndex]]" = weakref.WeakKeyDictionary()
+_indexes_lock = threading.Lock()
+
+
+STAMP_SAMPLES = 64  # token ids read on every query to notice a model changed in place
+
+
+def _stamp(tok: Tokenizer) -> tuple:
+    """What changes when a model is changed in place (trained again, special tokens registered): its
+    size, its special tokens and the bytes of ids spread over its range; the index is rebuilt then.
+    (Models trained in the app arrive as new objects anyway.)"""
+    n = tok.n_vocab
+    sample = []
+    for i in range(0, n, max(1, n // STAMP_SAMPLES)):
+        try:
+            sample.append(tok.decode_single_token_bytes(i))
+        except (KeyError, UnknownTokenIdError):
+            sample.append(None)
+    return n, tuple(sorted(tok.special_tokens.items())), tok.unk_id, tuple(sample)
+
+
+def prefix_index(tok: Tokenizer) -> PrefixIndex:
+    """The PrefixIndex of `tok`, built at its first query and kept while the tokenizer lives."""
+    stamp = _stamp(tok)
+    with _indexes_lock:
+        found = _indexes.get(tok)
+    if found is not None and found[0] == stamp:
+        return found[1]
+    index = PrefixIndex(tok)  # outside the lock: two threads may both build it, and either result is right
+    with _indexes_lock:
+        _indexes[tok] = (stamp, index)
+    return index
+
+
+__all__ = ["PrefixIndex", "VocabQuery", "hex_query", "ids_with_prefix_reference", "prefix_end", "prefix_index",
+           "search"]
