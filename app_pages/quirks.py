@@ -6,16 +6,16 @@ import streamlit as st
 
 from app_pages import links
 from app_pages.links import KEEP
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, resolve, title_of,
-                               tokenize_text, TOKENIZE_ERRORS)
-from tokenizers import REGISTRY, Tokenizer, default_tokenizers
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
+                               title_of, tokenize_text, TOKENIZE_ERRORS)
+from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
 from tokenizers import vocab_audit
 from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text
 from service import limits
 from ui.figures import number_heatmap
 from ui.formatting import escape_markdown, hexbytes, render_token
-from ui.quirks import CARDS, EGGS, FORMATS, Card
+from ui.quirks import CARDS, EGGS, FORMATS, Card, bytes_label, healing_html, ranking_note
 from ui.spans import LEGEND, render_small_header, render_spans
 
 K = "quirks_"
@@ -117,7 +117,66 @@ def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> Non
         st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_glitch", height=250)
 
 
+def healing_row(name: str, h) -> dict:
+    tok = h.tokens.tokenizer
+    return {"tokenizer": title_of(name), "tokens": h.n_tokens, "last token": bytes_label(h.partial),
+            "id": h.last_id, "bytes (hex)": hexbytes(h.partial), "tokens that start with them": len(h.candidates),
+            "most common": "  |  ".join(bytes_label(tok.decode_single_token_bytes(i)) for i in h.common[:5])}
+
+
+def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
+    """The card "Where a prompt ends": one text, its end in the picked tokenizer, and every chosen
+    tokenizer in a table (tokenizers.token_healing, on the tokens the results store holds)."""
+    k = f"{K}{card.key}"
+    st.session_state.setdefault(f"{k}_a", card.presets[0].a)
+    if st.session_state.get(f"{k}_tok") not in names:
+        st.session_state[f"{k}_tok"] = "cl100k_base" if "cl100k_base" in names else names[0]
+    with st.container(border=True, key=f"{k}_card"):
+        st.subheader(card.title, anchor=card.key)
+        st.markdown(card.body)
+        c1, c2 = st.columns([1, 1])
+        c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
+                     key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
+        titles = {n: title_of(n) for n in names}  # read now: a visitor's own titles live in the session
+        name = c2.selectbox("Tokenizer", names, format_func=lambda n: titles.get(n, n), key=f"{k}_tok",
+                            persist_state=KEEP, label_visibility="collapsed")
+        replaced = clean_state_text(f"{k}_a")
+        text = st.text_area("Text", key=f"{k}_a", persist_state=KEEP, height=text_height(st.session_state[f"{k}_a"]))
+        if replaced:
+            st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
+        text, size = limits.cut_text(clean_text(text)[0], limits.CARD_TEXT_BYTES)
+        if size > limits.CARD_TEXT_BYTES:
+            st.warning(limits.cut_message(size, limits.CARD_TEXT_BYTES, "this card"))
+        if not text:
+            st.info("Type a text above, or load an example: the card shows where it ends.")
+            return
+        found, rows = {}, []
+        for n in names:
+            try:
+                found[n] = token_healing(toks[n], text, tokens=tokens_of(n, toks[n], text))
+                rows.append(healing_row(n, found[n]))
+            except TokenizeFailed as e:
+                rows.append({"tokenizer": title_of(n), "last token": "(could not tokenize this text)"})
+                if n == name:
+                    st.error(str(e), icon="⚠️")
+            except ValueError as e:  # no tokens at all (a normalizer removed the whole text)
+                rows.append({"tokenizer": title_of(n), "tokens": 0, "last token": "(no tokens)"})
+                if n == name:
+                    st.info(f"**{md_title(n)}**: {escape_markdown(str(e))}")
+        h = found.get(name)
+        if h is not None:
+            st.html(render_small_header(name, title_of(name), h.n_tokens, len(h.text), "the last token outlined")
+                    + healing_html(h, toks[name]))
+            st.caption(ranking_note(h.ranking))
+        if rows:
+            st.markdown("**Every chosen tokenizer** (the last token's bytes: space ·, newline ↵, not UTF-8 \\xNN)")
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{k}_table")
+        link_button("Open on Compare", text, names, f"{k}_open_a")
+
+
 def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
+    if card.extra == "healing":
+        return draw_healing(card, names, toks)
     k = f"{K}{card.key}"
     first = card.presets[0]
     special = card.extra == "special"

@@ -28,7 +28,7 @@ def first_id_of_word(name: str, text: str, word: str) -> int:
 
 # -- the cards -------------------------------------------------------------------------------------
 def test_cards_are_complete_and_distinct():
-    assert len(CARDS) == 11 and len({c.key for c in CARDS}) == 11
+    assert len(CARDS) == 12 and len({c.key for c in CARDS}) == 12
     for c in CARDS:
         assert c.title and len(c.body) > 150 and c.presets
         assert all(p.a for p in c.presets)

@@ -7,7 +7,12 @@ import csv
 import io
 import json
 import unicodedata
+import html
 from dataclasses import dataclass, field
+
+from tokenizers.analysis.healing import BY_ID, BY_MERGE, BY_SCORE
+from ui.formatting import hexbytes, plural, render_token
+from ui.spans import CSS, render_spans, window
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class Card:
     title: str
     body: str                     # Markdown, the team's explanation
     presets: tuple[Preset, ...]
-    extra: str = ""               # an extra view: "variants", "formats", "special" or "glitch"
+    extra: str = ""               # an extra view: "variants", "formats", "special", "glitch" or "healing"
     variants: tuple[str, ...] = field(default=())
     whitespace: bool = False      # draw spaces, tabs and newlines visibly (· → ↵)
 
@@ -153,6 +158,21 @@ CARDS: tuple[Card, ...] = (
          (Preset("With and without the final space", "Here is a tagline for an ice cream shop: ",
                  "Here is a tagline for an ice cream shop:"),),
          whitespace=True),
+    Card("healing", "Where a prompt ends",
+         "A prompt that stops inside what is usually one token leaves the model at a boundary it rarely saw "
+         "in training. `http:` ends on the token `:`, but in training text a URL's colon sat inside the token "
+         "`://`, so `:` followed by `//` is rare. A trailing space is the same trap: words carry their space "
+         "in front (` world`), so after a lone space token the model must write a word without its space, "
+         "which is why OpenAI's playground warns about a prompt that ends in a space. *Token healing* "
+         "(Microsoft's guidance library) removes the last token and lets the model write only a token whose "
+         "bytes start with the removed ones. Below: the last token (outlined), its bytes, how many tokens "
+         "could have continued it, and the most common few.",
+         (Preset("A URL cut after the colon", "http:"),
+          Preset("A trailing space", "Hello "),
+          Preset("Half a word", "The quick bro"),
+          Preset("Inside an emoji (bytes, not characters)", "Thumbs up 👍"),
+          Preset("Ends in <|endoftext|>, as text", "The end.<|endoftext|>")),
+         extra="healing", whitespace=True),
     Card("glitch", "Glitch tokens: SolidGoldMagikarp",
          "` SolidGoldMagikarp` is a single GPT-2 token, id 43453: the name of a Reddit user who posted a lot "
          "in the text the tokenizer was learned from (a counting thread), but who is nearly absent from the "
@@ -192,3 +212,79 @@ CARDS: tuple[Card, ...] = (
 )
 
 CARD_BY_KEY = {c.key: c for c in CARDS}
+
+
+# -- the healing card's view ----------------------------------------------------------------------------
+HEALING_TAIL = 40   # tokens drawn before the end of the text
+RANKINGS = {
+    BY_MERGE: "by merge order: an earlier merge was a more frequent pair in the text the vocabulary was learned "
+              "from (single bytes first, since every merge starts from them)",
+    BY_SCORE: "by piece score, higher first: a unigram model's log-probability, or minus the merge order in a "
+              "SentencePiece BPE model (byte-fallback pieces last)",
+    BY_ID: "in id order: this vocabulary keeps no merge order or scores",
+}
+
+
+def ranking_note(how: str) -> str:
+    """One line on how the most common few were chosen (Markdown, no user text)."""
+    return (f"Most common first, {RANKINGS.get(how, how)}. This is what the vocabulary itself records; the "
+            "model's own probabilities would rank them by context, and this app has no model.")
+
+
+def bytes_label(b: bytes) -> str:
+    """Token bytes as text (space ·, newline ↵, bytes that are not UTF-8 as \\xNN)."""
+    return render_token(b)
+
+
+def _chip(tok, i: int, *, last: bool) -> str:
+    b = tok.decode_single_token_bytes(i)
+    tip = f"id {i} · bytes {hexbytes(b)}" + (" · the last token itself" if last else "")
+    cls = "tl-tok tl-a1 tl-hl" if last else "tl-tok tl-a0"
+    return (f'<span class="{cls}" data-ids="{i}" data-tip="{html.escape(tip, quote=True)}" '
+            f'style="padding:2px 6px;margin:0 6px 4px 0;display:inline-block">{html.escape(bytes_label(b))}</span>')
+
+
+def continued(count: int, longer: int, itself: bool) -> str:
+    """The sentence (HTML) that says how many tokens start with the backed-off bytes."""
+    start = f'<b class="tl-heal-count">{count:,}</b> {plural(count, "token")} of the vocabulary '
+    start += "start" if count != 1 else "starts"
+    if not itself:
+        return start + " with these bytes."
+    if not longer:
+        return start + " with these bytes: the last token itself. Nothing longer could have continued it."
+    return (start + f" with these bytes: the last token itself and <b>{longer:,}</b> longer "
+            f"{plural(longer, 'one')} it could have continued into.")
+
+
+def healing_html(h, tok) -> str:
+    """The end of the text with its last token outlined, the backed-off bytes, how many tokens start with
+    them and the most common few as chips. `h` is a tokenizers.TokenHealing of `tok`. Every string from
+    the text or the vocabulary is escaped; colors inherit the page's, so it reads on light and dark themes."""
+    tokens = h.tokens
+    n = len(tokens)
+    lo = max(0, n - HEALING_TAIL)
+    spans = render_spans(h.text, window(tokens, lo, n), start=lo, pinned=n - 1, whitespace=True)
+    earlier = (f'<div style="opacity:.7;font-size:.8rem">… {lo:,} earlier {plural(lo, "token")} not drawn</div>'
+               if lo else "")
+    partial = h.partial
+    try:
+        partial.decode("utf-8")
+        utf8 = ""
+    except UnicodeDecodeError:
+        utf8 = " · part of a character: not UTF-8 on its own"
+    changed = ""
+    if h.covered != partial:
+        changed = (f'<div style="opacity:.8">The token spells <code>{html.escape(bytes_label(partial))}</code> but '
+                   f'covers <code>{html.escape(bytes_label(h.covered))}</code> of the text: the tokenizer changed the '
+                   f"text here (SentencePiece's ▁ before a text, or a normalizer).</div>")
+    count, longer = len(h.candidates), h.longer
+    chips = "".join(_chip(tok, i, last=i == h.last_id) for i in h.common)
+    return (CSS + '<div class="tl-heal" style="font-family:sans-serif;font-size:.92rem;line-height:1.6">'
+            f"{earlier}{spans}"
+            f'<div style="margin-top:.4rem">Backed off: <span class="tl-tok tl-a1 tl-hl" style="padding:2px 6px">'
+            f'{html.escape(bytes_label(partial)) or "&nbsp;"}</span> id <b class="tl-heal-last">{h.last_id}</b> · '
+            f"bytes <code>{hexbytes(partial)}</code>{utf8} · {h.n_tokens - 1:,} "
+            f'{plural(h.n_tokens - 1, "token")} kept</div>{changed}'
+            f"<div>{continued(count, longer, h.last_id in h.candidates)}</div>"
+            + (f'<div style="margin-top:.3rem">Most common: {chips}</div>' if chips else "")
+            + "</div>")
