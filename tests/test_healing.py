@@ -80,6 +80,7 @@ def test_prefix_query_equals_the_library_reference(name):
 def test_prefix_index_is_built_once_and_rebuilt_when_the_model_changes():
     tok = BPETokenizer("gpt4", name="t")
     tok.train("aaaa bbbb aaaa bbbb abab " * 20, 260)
+    assert token_healing(tok, "x c").common == token_healing(tok, "x c").common == (99,)  # b"c", ranked once
     first = prefix_index(tok)
     assert prefix_index(tok) is first
     before = first.ids_with_prefix(b"a")
@@ -88,6 +89,8 @@ def test_prefix_index_is_built_once_and_rebuilt_when_the_model_changes():
     assert again is not first
     assert again.ids_with_prefix(b"c") == [i for i, b in scan(tok) if b.startswith(b"c")]
     assert again.ids_with_prefix(b"c") != first.ids_with_prefix(b"c") and before
+    h = token_healing(tok, "x c")  # the ranking kept for b"c" belonged to the old vocabulary
+    assert h.candidates == tuple(i for i, b in scan(tok) if b.startswith(b"c")) and len(h.common) > 1
     tok.register_special_tokens({"<|x|>": 260})
     assert 260 not in prefix_index(tok).ids_with_prefix(b"<")
 

@@ -22,10 +22,13 @@ prefix query (analysis/vocab_search.py) and ranked by `commonness`.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tokenizers.analysis.vocab_search import prefix_index
+from tokenizers.analysis.vocab_search import PrefixIndex, prefix_index
 from tokenizers.core.text import clean_text
 from tokenizers.core.tokenizer import Tokenizer, TokenList
 
@@ -72,6 +75,31 @@ def commonness(tok: Tokenizer) -> tuple[str, Callable[[int], tuple]]:
 
         return BY_MERGE, key
     return BY_ID, lambda i: (0, 0, i)
+
+
+RANKED_KEPT = 64  # rankings kept per tokenizer: a page redrawn on every keystroke asks for the same few again
+_ranked: "weakref.WeakKeyDictionary[PrefixIndex, OrderedDict]" = weakref.WeakKeyDictionary()
+_ranked_lock = threading.Lock()
+
+
+def most_common(tok: Tokenizer, partial: bytes, candidates: Sequence[int], top: int) -> tuple[str, tuple[int, ...]]:
+    """(how, the first `top` of `candidates` by `commonness`). The candidates of a prefix are the same until
+    the vocabulary changes, so the last RANKED_KEPT answers are kept with the tokenizer's prefix index
+    (which is rebuilt, and these dropped, when the vocabulary changes)."""
+    how, key = commonness(tok)
+    index = prefix_index(tok)
+    with _ranked_lock:
+        memo = _ranked.setdefault(index, OrderedDict())
+        got = memo.get((partial, top))
+        if got is not None:
+            memo.move_to_end((partial, top))
+            return how, got
+    got = tuple(heapq.nsmallest(max(0, top), candidates, key=key))
+    with _ranked_lock:
+        memo[(partial, top)] = got
+        while len(memo) > RANKED_KEPT:
+            memo.popitem(last=False)
+    return how, got
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,10 +165,9 @@ def token_healing(tok: Tokenizer, text: str, *, top: int = TOP, tokens: TokenLis
     # the unknown token's bytes are its name (<unk>), not text: back off to the input it stood for
     partial = covered if last.id == tok.unk_id else tok.decode_single_token_bytes(last.id)
     candidates = tuple(prefix_index(tok).ids_with_prefix(partial))
-    how, key = commonness(tok)
-    common = tuple(heapq.nsmallest(max(0, top), candidates, key=key))
+    how, common = most_common(tok, partial, candidates, top)
     return TokenHealing(tokens, tuple(tokens.ids[:-1]), last.id, partial, covered, last.char_span, candidates, common,
                         how, replaced)
 
 
-__all__ = ["BY_ID", "BY_MERGE", "BY_SCORE", "TOP", "TokenHealing", "commonness", "token_healing"]
+__all__ = ["BY_ID", "BY_MERGE", "BY_SCORE", "TOP", "TokenHealing", "commonness", "most_common", "token_healing"]
