@@ -120,7 +120,7 @@ def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> Non
 def healing_row(name: str, h) -> dict:
     tok = h.tokens.tokenizer
     return {"tokenizer": title_of(name), "tokens": h.n_tokens, "last token": bytes_label(h.partial),
-            "id": h.last_id, "bytes (hex)": hexbytes(h.partial), "tokens that start with them": len(h.candidates),
+            "id": h.last_id, "bytes (hex)": hexbytes(h.partial), "could continue it": len(h.candidates),
             "most common": "  |  ".join(bytes_label(tok.decode_single_token_bytes(i)) for i in h.common[:5])}
 
 
@@ -170,7 +170,10 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
             st.caption(ranking_note(h.ranking))
         if rows:
             st.markdown("**Every chosen tokenizer** (the last token's bytes: space ·, newline ↵, not UTF-8 \\xNN)")
-            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{k}_table")
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{k}_table", column_config={
+                "could continue it": st.column_config.NumberColumn(
+                    help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
+                "most common": st.column_config.TextColumn(width="large")})
         link_button("Open on Compare", text, names, f"{k}_open_a")
 
 

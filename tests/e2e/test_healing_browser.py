@@ -44,6 +44,8 @@ def test_where_a_prompt_ends(browser, app_url, scheme):
     color = page.evaluate("e => getComputedStyle(e).color", card.locator(".tl-heal").element_handle())
     assert (luminance(color) > 0.6) == (scheme == "dark"), color  # the text follows the theme
     card_shot(card, f"quirks-card-healing-{scheme}")
+    card.locator(".tl-heal").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"quirks-healing-1280x720-{scheme}.png"))  # what a visitor sees
 
     box = card.get_by_label("Text", exact=True)
     box.fill("The quick bro")
@@ -52,7 +54,8 @@ def test_where_a_prompt_ends(browser, app_url, scheme):
     choose(page, "Tokenizer", "Mistral 7B (SentencePiece)")
     count_is(page, "16")
     assert "·bro" in card.locator(".tl-heal").inner_text()
-    card_shot(card, f"quirks-card-healing-mistral-{scheme}")
+    card.locator(".tl-heal").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"quirks-healing-1280x720-mistral-{scheme}.png"))
 
     box.fill(PAYLOADS["script"] + " " + PAYLOADS["img_onerror"])
     box.press("Control+Enter")
