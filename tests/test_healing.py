@@ -120,6 +120,20 @@ def test_token_healing_equals_a_scan(source, name):
             assert b"".join(map(tok.decode_single_token_bytes, h.prefix_ids)) + partial == spelled
 
 
+@pytest.mark.parametrize("source,name", CASES, ids=[f"{s}:{n}" for s, n in CASES])
+def test_bytes_are_spelled_bytes(source, name):
+    """Every backend spells a SentencePiece-style piece's ▁ as the space it stands for, so `partial` and
+    the candidates are compared in one space of bytes (a piece ▁bro is the bytes " bro")."""
+    tok = build(source, name)
+    marked = 0
+    for i, b in scanned(tok):
+        piece = tok.piece_of(i)
+        if "\u2581" in piece and not tok.is_byte_fallback(i):
+            marked += 1
+            assert b == piece.replace("\u2581", " ").encode("utf-8"), (i, piece, b)
+    assert marked or tok.capabilities.model_type != "unigram"
+
+
 # -- hand-checked vectors -----------------------------------------------------------------------------
 def test_cl100k_http_colon():
     tok = get_tokenizer("cl100k_base")

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from conftest import TRICKY_TEXTS, open_page, rerun
-from payloads import PAYLOADS
+from payloads import ALL, PAYLOADS
 from test_escaping_pages import UPLOAD_NAME, assert_safe, upload_tokenizer
-from tokenizers import default_tokenizers, get_tokenizer
+from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
 from tokenizers.analysis.vocab_search import ids_with_prefix_reference
 from ui.quirks import CARD_BY_KEY
 
@@ -77,6 +77,27 @@ def test_examples_and_picker():
     assert at.selectbox(key=f"{Q}tok").value == "gpt2" and shown(at) == (1379, 32)
 
 
+def every_registered_tokenizer(picks: list[str]):
+    names = available_tokenizers()
+    at = quirks(quirks_tokenizers=names, **{f"{Q}a": "Hello "})
+    rows = table(at)
+    assert len(rows) == len(names) == 12
+    for (_, row), name in zip(rows.iterrows(), names):
+        assert (row["id"], row["could continue it"]) == expected(name, "Hello ")
+    for name in picks:
+        rerun(at, **{f"{Q}tok": name})
+        assert shown(at) == expected(name, "Hello ")
+
+
+def test_every_registered_tokenizer_in_the_table():
+    every_registered_tokenizer(["mistral_tekken", "deepseek_v3"])  # a Tekken file, a tokenizer.json
+
+
+@pytest.mark.slow
+def test_every_registered_tokenizer_picked():
+    every_registered_tokenizer(available_tokenizers())
+
+
 def test_sentencepiece_word_marker_is_explained():
     at = quirks(**{f"{Q}a": "Hello", f"{Q}tok": "mistral_sp"})
     assert shown(at) == (22557, 1)
@@ -96,7 +117,7 @@ def test_empty_text_asks_for_one():
 
 
 @pytest.mark.parametrize("text", [t for t in TRICKY_TEXTS if t] + [
-    PAYLOADS["script"], PAYLOADS["img_onerror"], "The end.<|endoftext|>", "abc\ud800", "\ud83d",
+    ALL, PAYLOADS["script"], PAYLOADS["img_onerror"], "The end.<|endoftext|>", "abc\ud800", "\ud83d",
     "👩\u200d💻", "x" * 1_000_000])
 def test_hostile_text(text):
     at = quirks(**{f"{Q}a": text})
