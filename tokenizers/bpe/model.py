@@ -363,11 +363,12 @@ class BPETokenizer(Tokenizer):
         return cls.loads(path.read_text(encoding="utf-8"), name=name)
 
     @classmethod
-    def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
-        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
+    def loads(cls, text: str, *, name: str = "custom_bpe", limits=None) -> "BPETokenizer":
+        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line, and
+        one past `limits` (tokenizers.pipeline.components.Limits) says which bound."""
         from tokenizers.bpe.files import parse_model
 
-        m = parse_model(text)
+        m = parse_model(text, limits)
         return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
                               name=name)
 
@@ -541,15 +542,12 @@ class BPETokenizer(Tokenizer):
         return out
 
     def _special_splitter(self, specials: AbstractSet[str]):
-        key = frozenset(specials)
-        got = self._special_res.get(key)
-        if got is None:
-            import regex
+        """The allowed specials found by the one finder of added and special tokens
+        (tokenizers.core.literals): leftmost, then the longest, so that "<|a|>x" is not cut by a
+        shorter special that is its prefix. One per set of allowed specials, a few kept."""
+        from tokenizers.core.literals import cached_finder
 
-            # longest first, so that "<|a|>x" is not cut by a shorter special that is its prefix
-            alt = "|".join(regex.escape(s) for s in sorted(key, key=len, reverse=True))
-            got = self._special_res[key] = regex.compile(f"({alt})")
-        return got
+        return cached_finder(self._special_res, specials)
 
     # -- looking inside --------------------------------------------------------------------------
     def split(self, text: str) -> list[str]:

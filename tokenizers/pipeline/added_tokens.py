@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import AbstractSet
 
-import regex
-
+from tokenizers.core.literals import LiteralFinder
 from tokenizers.pipeline.normalizers import WHITE_SPACE
 
 
@@ -32,14 +31,12 @@ def _is_word(c: str) -> bool:
 
 
 class Matcher:
-    """Finds added tokens in text: leftmost match, the longest at a position."""
+    """Finds added tokens in text: leftmost match, the longest at a position (tokenizers.core.literals,
+    an Aho–Corasick automaton); then each token's own options."""
 
     def __init__(self, tokens):
         self.tokens = {t.content: t for t in tokens if t.content}
-        self._re = None
-        if self.tokens:
-            alt = "|".join(regex.escape(s) for s in sorted(self.tokens, key=len, reverse=True))
-            self._re = regex.compile(alt)
+        self._finder = LiteralFinder(self.tokens)
         self.plain = not any(t.lstrip or t.rstrip or t.single_word for t in self.tokens.values())
 
     def __bool__(self) -> bool:
@@ -47,15 +44,12 @@ class Matcher:
 
     def find(self, text: str) -> list[tuple[int, int, AddedToken]]:
         """[(start, end, token)] in character offsets, in order, not overlapping."""
-        if self._re is None:
-            return []
         out: list[tuple[int, int, AddedToken]] = []
         last = 0
-        for m in self._re.finditer(text):
-            a, b = m.span()
+        for a, b, s in self._finder.find(text):
             if a < last:
                 continue
-            t = self.tokens[m.group()]
+            t = self.tokens[s]
             if t.single_word and ((a > 0 and _is_word(text[a - 1])) or (b < len(text) and _is_word(text[b]))):
                 continue
             if t.lstrip:
