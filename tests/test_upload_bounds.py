@@ -338,3 +338,30 @@ def test_fast_recovery_equals_the_rule(tokens, long, rng):
         ranks.setdefault(b, len(ranks))
     for data, r in ranks.items():
         assert last_merge_fast(data, ranks, r) == last_merge_of(data, ranks, r), data
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("ab<|>", min_size=1, max_size=5), min_size=1, max_size=8, unique=True),
+       st.text("ab<|>x", max_size=40))
+def test_the_refused_special_is_the_first_in_the_text(specials, text):
+    """The disallowed-special check finds them all by one automaton; it names what one scan per special
+    named: the earliest in the text, and of those starting there the first in sort order."""
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.core.tokenizer import SpecialTokenError
+
+    tok = BPETokenizer.from_ranks({bytes([i]): i for i in range(256)}, pattern=None, name="t",
+                                  special_tokens={s: 300 + k for k, s in enumerate(specials)})
+    found = sorted((text.find(s), s) for s in specials if s in text)
+    if not found:
+        tok.encode(text)
+        return
+    with pytest.raises(SpecialTokenError) as e:
+        tok.encode(text)
+    assert repr(found[0][1]) in str(e.value).split("\n")[0]
+
+
+def test_special_strings_in_a_text_with_100000_specials():
+    from ui.analysis import special_strings_in
+
+    specials = [f"<|s{k}|>" for k in range(100_000)]
+    assert special_strings_in("a <|s99999|> b <|s7|><|s7|> <|s", specials) == ["<|s7|>", "<|s99999|>"]

@@ -17,6 +17,7 @@ Limits.max_token_bytes bounds at 16 KB: as for the regex it replaced).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 Match = tuple[int, int, str]
@@ -68,13 +69,28 @@ def find_reference(strings: Iterable[str], text: str) -> list[Match]:
     return out
 
 
-def cached_finder(cache: dict, strings: Iterable[str], *, keep: int = 8) -> LiteralFinder:
-    """The finder for this set of strings, from `cache` (keyed by the set) or built and kept there;
-    the cache holds at most `keep` of them (each set a page allows is one key)."""
+def cached_finder(cache: dict, strings: Iterable[str], *, keep: int = 32,
+                  keep_strings: int = 250_000) -> LiteralFinder:
+    """The finder for this set of strings, from `cache` (keyed by the set) or built and kept there.
+    The cache holds at most `keep` finders and `keep_strings` strings in all (the automaton of 100,000
+    added tokens takes about 400 MB), dropping the oldest first."""
     key = frozenset(strings)
     got = cache.get(key)
     if got is None:
-        if len(cache) >= keep:
+        got = LiteralFinder(sorted(key))
+        while cache and (len(cache) >= keep or sum(len(f.strings) for f in cache.values()) + len(key) > keep_strings):
             cache.pop(next(iter(cache)))
-        got = cache[key] = LiteralFinder(sorted(key))
+        cache[key] = got
     return got
+
+
+_shared: dict = {}
+_shared_lock = threading.Lock()
+
+
+def shared_finder(strings: Iterable[str]) -> LiteralFinder:
+    """cached_finder over one cache for the whole process (for callers that keep no cache of their
+    own: the special-token check every encode makes, a page's note on the specials in a text)."""
+    key = frozenset(strings)
+    with _shared_lock:
+        return cached_finder(_shared, key)
