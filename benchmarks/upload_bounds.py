@@ -6,6 +6,9 @@ one entry point every upload takes, `tokenizers.load_user_file`, in a fresh proc
     .venv/bin/python benchmarks/upload_bounds.py --only added          # one attack
 
 The attacks:
+- check: a .tiktoken of the 256 bytes with 100,000 special tokens, then a megabyte of text with none
+  in it encoded with specials refused (tiktoken's default): the check that none is in the text used to
+  scan the text once per special;
 - added: a 19.9 MB tokenizer.json with 100,000 added tokens (the documented maximum), loaded, then one
   text encoded with every special allowed and again with one allowed (each set of allowed specials
   used to compile its own regex of all of them);
@@ -66,7 +69,11 @@ def recovery_file() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-ATTACKS = {"added": ("added.json", added_file), "double": ("double.model", double_file),
+def bytes_file() -> bytes:
+    return "".join(f"{base64.b64encode(bytes([i])).decode()} {i}\n" for i in range(256)).encode()
+
+
+ATTACKS = {"check": ("specials.tiktoken", bytes_file), "added": ("added.json", added_file), "double": ("double.model", double_file),
            "tekken": ("tekken.json", tekken_file), "recovery": ("long.tiktoken", recovery_file)}
 
 CHILD = r"""
@@ -76,9 +83,10 @@ kind, path = sys.argv[1], sys.argv[2]
 from tokenizers import load_user_file
 data = open(path, "rb").read()
 out = {}
+options = {"specials": {f"<|s{k}|>": 1_000 + k for k in range(100_000)}} if kind == "check" else {}
 t = time.perf_counter()
 try:
-    tok = load_user_file(path.rsplit("/", 1)[-1], data)
+    tok = load_user_file(path.rsplit("/", 1)[-1], data, **options)
     out["load"] = "loaded"
 except Exception as e:
     tok = None
@@ -89,6 +97,9 @@ if tok is not None and kind == "added":
     t = time.perf_counter(); tok.encode(text, allowed_special="all"); out["encode_all_s"] = time.perf_counter() - t
     one = {json.loads(data)["added_tokens"][4]["content"]}
     t = time.perf_counter(); tok.encode(text, allowed_special=one); out["encode_one_s"] = time.perf_counter() - t
+if tok is not None and kind == "check":  # a megabyte with no special in it, specials refused (the default)
+    text = "Hello world, <|s not quite|> " * 36_000
+    t = time.perf_counter(); tok.encode(text); out["encode_1mb_s"] = time.perf_counter() - t
 if tok is not None and kind == "recovery":
     t = time.perf_counter(); out["parents"] = str(tok.merge_parents(257)); out["recover_s"] = time.perf_counter() - t
 if kind == "recovery":  # the same token's recovery, without the upload path's bound
