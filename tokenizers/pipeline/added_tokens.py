@@ -70,11 +70,12 @@ def allowed_matcher(cache: dict, added: tuple, specials: AbstractSet[str], norma
     key = (frozenset(specials), normalized) if not normalized else (None, True)
     m = cache.get(key)
     if m is None:
-        if len(cache) >= 8:  # an automaton of 100,000 added tokens takes about 400 MB
-            cache.pop(next(iter(cache)))
         if normalized:
             chosen = [t for t in added if not t.special and t.normalized]
         else:
             chosen = [t for t in added if (t.content in specials if t.special else not t.normalized)]
+        # at most 8 kept, holding at most 250,000 tokens in all (an automaton of 100,000 takes about 400 MB)
+        while cache and (len(cache) >= 8 or sum(len(k.tokens) for k in cache.values()) + len(chosen) > 250_000):
+            cache.pop(next(iter(cache)))
         m = cache[key] = Matcher(chosen)
     return m
