@@ -19,6 +19,17 @@ The attacks:
   RecoveredMerges, outside the upload path).
 
 Each child reports its wall time and its peak resident memory (ru_maxrss); the table ends with a JSON line.
+
+Figures (2-core server shared with other work, so "before" ran slower than the issue's own figures;
+before = main at b5d8ebb, after = branch bounds; `--repo <main checkout>` and no --repo):
+
+| attack | before | after |
+|---|---|---|
+| check: 1 MB encoded, 100,000 specials refused | 527 s (a scan of the text per special), 73 MB | 0.59 s, 81 MB |
+| added: 100,000 added tokens, 19.9 MB | load 56 s, encode all 233 s, encode with one allowed 208 s; 2,089 MB | load 0.85 s, 1.10 s, 0.48 s; 497 MB |
+| double: 203-byte minbpe .model | loads (its 16.8 MB token costs later, in decoding) | refused at merge 14 in 0.002 s: "token 270 ... is 32 KB (32,768 bytes); a token may be at most 16 KB" |
+| tekken: 20,000,000 declared specials | 147 s and 2,788 MB, then refused | refused in 0.0002 s, 96 MB (the interpreter) |
+| recovery: "a" * 20,000 | merge shown after 68 s (the library alone: 53 s) | refused by the 16 KB bound; the library alone: 0.024 s |
 """
 
 from __future__ import annotations
