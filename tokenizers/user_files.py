@@ -18,10 +18,13 @@ Formats, told apart by the name and then the content:
   (lowercase and accents stripped when the vocabulary has no capital letters, as uncased BERT),
   BERT's pre-tokenizer, WordPiece.
 
-Everything is bounded by one `Limits`, LIMITS below (file size, tokens, merges, ids, token and
-pattern length; and the time a pattern that is not a vendor's may run:
-tokenizers.core.patterns.UNTRUSTED_TIMEOUT) so that a hostile file cannot stall a page; whatever is
-wrong is said in a UserFileError's message.
+Everything is bounded by one `Limits`, LIMITS below (file size, tokens, merges, ids, the bytes of
+one token, added or special tokens, pattern length; and the time a pattern that is not a vendor's may
+run: tokenizers.core.patterns.UNTRUSTED_TIMEOUT) so that a hostile file cannot stall a page; whatever
+is wrong is said in a UserFileError's message. Each format's reader checks the bounds before it
+builds anything from what it checks: a count the file declares (Tekken's special tokens, a line
+count) before the objects it counts, a token's length before its bytes (a minbpe merge's length is
+the sum of its parts'; a base64 token's is read off its encoded length).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from tokenizers.core.patterns import PatternError, compile_pattern
 # The one statement of what an uploaded tokenizer file may hold, whatever the page and the format.
 # 20 MB is also Streamlit's own cap on an upload (.streamlit/config.toml, server.maxUploadSize).
 LIMITS = Limits(max_bytes=20_000_000, max_vocab=1_000_000, max_merges=1_000_000, max_id=2_000_000,
-                max_token_chars=4_096, max_added=100_000, max_pattern_chars=10_000)
+                max_token_bytes=16_384, max_added=100_000, max_pattern_chars=10_000)
 
 FORMATS = {
     "tiktoken": "tiktoken ranks (.tiktoken)",
@@ -126,7 +129,11 @@ def parse_specials(text: str) -> dict[str, int]:
     if items is None or not all(isinstance(s, str) and s and isinstance(i, int) and not isinstance(i, bool)
                                 for s, i in items):
         raise UserFileError("The special tokens must map non-empty strings to integer ids.")
+    if len(items) > LIMITS.max_added:
+        raise UserFileError(f"{len(items):,} special tokens; at most {LIMITS.max_added:,} are accepted.")
     for s, i in items:
+        if len(s.encode("utf-8")) > LIMITS.max_token_bytes:
+            raise UserFileError(LIMITS.long_token(f"Special token {s[:40]!r}…", len(s.encode("utf-8"))) + ".")
         if not 0 <= i <= LIMITS.max_id:
             raise UserFileError(f"Special token {s[:40]!r} has id {i}: ids go from 0 to {LIMITS.max_id:,}.")
     return dict(items)
@@ -135,7 +142,8 @@ def parse_specials(text: str) -> dict[str, int]:
 def limits_words() -> str:
     """LIMITS in words, for a page to say before a visitor picks a file."""
     return (f"up to {LIMITS.max_bytes / 1e6:.0f} MB; at most {LIMITS.max_vocab:,} tokens and {LIMITS.max_merges:,} "
-            f"merges, ids up to {LIMITS.max_id:,}")
+            f"merges, ids up to {LIMITS.max_id:,}, {LIMITS.max_added:,} added or special tokens, "
+            f"{LIMITS.max_token_bytes // 1024} KB in one token")
 
 
 def _check_pattern(filename: str, pattern: str | None) -> None:
@@ -154,12 +162,14 @@ def _check_size(filename: str, data: bytes) -> None:
 
 def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[str, int], name: str):
     from tokenizers.bpe.model import BPETokenizer
-    from tokenizers.vocabularies.vendors import read_tiktoken_ranks
+    from tokenizers.vocabularies.vendors import FileBoundsError, read_tiktoken_ranks
 
     import binascii
 
     try:
-        ranks = read_tiktoken_ranks(data, filename)
+        ranks = read_tiktoken_ranks(data, filename, LIMITS)
+    except FileBoundsError as e:
+        raise UserFileError(f"{filename}: {e}") from None
     except (ValueError, binascii.Error) as e:
         raise UserFileError(f"{filename} is not a .tiktoken file: {e}") from None
     if not ranks:
@@ -188,9 +198,13 @@ def _tiktoken(filename: str, data: bytes, pattern: str | None, specials: dict[st
 def _sentencepiece(filename: str, data: bytes, name: str):
     """Checked in a child process first (sentencepiece_train.load_model): SentencePiece can abort the
     process on a malformed protobuf."""
-    from tokenizers.sentencepiece.model import ModelFormatError
+    from tokenizers.sentencepiece.model import ModelFormatError, check_bounds
     from tokenizers.sentencepiece.train import load_model
 
+    try:
+        check_bounds(data, LIMITS, filename)  # before SentencePiece itself builds anything from it
+    except ModelFormatError as e:
+        raise UserFileError(str(e)) from None
     try:
         tok = load_model(data, name=name, title=name)
     except ModelFormatError as e:
@@ -210,9 +224,10 @@ def _minbpe(filename: str, data: bytes, name: str):
         raise UserFileError(f"{filename} is not a text file (it is not valid UTF-8), so not a minbpe model: "
                             "a minbpe .model is text whose first line is 'minbpe v1'.") from None
     _check_pattern(filename, text.split("\n", 2)[1] if text.count("\n") >= 2 else None)  # before it compiles
-    # the file's own format bounds its merges and token bytes (tokenizers/bpe/files.py) while it is read
+    # bounded while it is read (tokenizers/bpe/files.py): the format's merges and token bytes, and one
+    # token's bytes by LIMITS, each merge's before its two parts are joined
     try:
-        tok = BPETokenizer.loads(text, name=name)
+        tok = BPETokenizer.loads(text, name=name, limits=LIMITS)
     except (ModelFormatError, PatternError, ValueError) as e:
         raise UserFileError(f"{filename}: {e}") from None
     merges = len(tok.merges)
@@ -243,8 +258,8 @@ def _vocab_txt(filename: str, data: bytes, name: str):
         raise UserFileError(f"{filename} has no [UNK] line, so it is not a BERT-style WordPiece vocabulary.")
     vocab: dict[str, int] = {}
     for i, tok in enumerate(lines):
-        if len(tok) > LIMITS.max_token_chars:
-            raise UserFileError(f"{filename}: line {i + 1} is {len(tok):,} characters long.")
+        if len(tok) > LIMITS.max_token_bytes // 4 and len(tok.encode("utf-8")) > LIMITS.max_token_bytes:
+            raise UserFileError(f"{filename}: " + LIMITS.long_token(f"line {i + 1:,}", len(tok.encode("utf-8"))) + ".")
         vocab.setdefault(tok, i)
     specials = [AddedToken(s, vocab[s]) for s in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]") if s in vocab]
     uncased = not any(c.isupper() for t in vocab if not (t.startswith("[") and t.endswith("]")) for c in t)
@@ -260,11 +275,9 @@ def _tekken(filename: str, data: bytes, name: str):
     from tokenizers.vocabularies.vendors import tekken_params
 
     try:
-        p = tekken_params(data, name)
-    except ValueError as e:
+        p = tekken_params(data, name, LIMITS)  # its declared counts are checked before anything is built
+    except ValueError as e:  # FileBoundsError too
         raise UserFileError(f"{filename}: {e}") from None
-    if len(p["mergeable_ranks"]) > LIMITS.max_vocab or p["explicit_n_vocab"] > LIMITS.max_id:
-        raise UserFileError(f"{filename} is too large (at most {LIMITS.max_vocab:,} tokens).")
     try:
         compile_pattern(p["pat_str"])
         tok = BPETokenizer.from_ranks(p["mergeable_ranks"], pattern=p["pat_str"], special_tokens=p["special_tokens"],

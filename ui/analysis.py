@@ -30,7 +30,11 @@ def differing_starts(tokens: TokenList, reference: TokenList) -> frozenset[int]:
 
 
 def special_strings_in(text: str, special_tokens: Sequence[str]) -> list[str]:
-    return sorted({s for s in special_tokens if s and s in text})
+    """The special-token strings in the text, where a tokenizer would cut them (leftmost, then longest:
+    tokenizers.core.literals, one automaton rather than one scan of the text per special)."""
+    from tokenizers.core.literals import shared_finder
+
+    return sorted({s for _, _, s in shared_finder(special_tokens).find(text)})
 
 
 def trailing_space_token(text: str, tokens: Sequence[Token]) -> bool:

@@ -74,8 +74,13 @@ class ModelData:
     vocab: dict[int, bytes]
 
 
-def parse_model(text: str) -> ModelData:
-    """Parse a minbpe .model file's text; a malformed file raises ModelFormatError naming the line."""
+def parse_model(text: str, limits=None) -> ModelData:
+    """Parse a minbpe .model file's text; a malformed file raises ModelFormatError naming the line.
+    `limits` (tokenizers.pipeline.components.Limits; its LIMITS by default) bounds one token: each
+    merge's length is the sum of its parts', checked before the two are joined, because a few lines
+    that double a token ("256 256", "257 257", ...) spell 2**k bytes from a file of a few hundred."""
+    if limits is None:
+        from tokenizers.pipeline.components import LIMITS as limits
     lines = text.split("\n")
     if not lines or lines[0].strip() != MAGIC:
         raise ModelFormatError(f"Not a minbpe model: the first line should be {MAGIC!r}.")
@@ -96,6 +101,9 @@ def parse_model(text: str) -> ModelData:
         s, _, i = line.rpartition(" ")
         if not s or not i.isdigit() or len(i) > 12:
             raise ModelFormatError(f"Line {4 + k} should be '<special> <id>', not {line[:60]!r}.")
+        if len(s.encode("utf-8")) > limits.max_token_bytes:
+            raise ModelFormatError(f"Line {4 + k}: " + limits.long_token("the special token",
+                                                                          len(s.encode("utf-8"))) + ".")
         specials[s] = int(i)
     vocab = {i: bytes([i]) for i in range(256)}
     merges = Merges()
@@ -111,7 +119,11 @@ def parse_model(text: str) -> ModelData:
         if a not in vocab or b not in vocab:
             raise ModelFormatError(f"Line {lineno} merges id {a if a not in vocab else b}, "
                                    f"which no earlier line defines.")
-        total += len(vocab[a]) + len(vocab[b])
+        size = len(vocab[a]) + len(vocab[b])
+        if size > limits.max_token_bytes:
+            raise ModelFormatError(f"Line {lineno}: " + limits.long_token(f"token {idx:,}, the merge of {a:,} and {b:,},",
+                                                                         size) + ".")
+        total += size
         if total > MAX_VOCAB_BYTES:
             raise ModelFormatError(f"Line {lineno}: the merges so far spell {total:,} bytes of tokens, more than a model "
                                    f"here may hold ({MAX_VOCAB_BYTES:,}; o200k_base's 200,000 tokens take 1.4 MB). "

@@ -26,7 +26,6 @@ its pure-Python twin; `encode_steps` shows it merge by merge.
 
 from __future__ import annotations
 
-import heapq
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -39,7 +38,7 @@ from tokenizers.bpe import reference as bpe_reference
 from tokenizers.bpe import native
 from tokenizers.core.tokenizer import Capabilities, Tokenizer
 from tokenizers.bpe.rule import bpe_merge
-from tokenizers.bpe.merges import Merges, RecoveredMerges
+from tokenizers.bpe.merges import Merges, RecoveredMerges, apply_merges  # apply_merges: the heap lives there
 from tokenizers.core.patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
 from tokenizers.core.text import clean_text
 
@@ -79,46 +78,6 @@ def resolve_pattern(pattern: str | None) -> str | None:
     if pattern is None:
         return None
     return SPLIT_MODES[pattern] if pattern in SPLIT_MODES else pattern
-
-
-def apply_merges(ids: list[int], rank: Callable[[tuple[int, int]], int | None]) -> list[int]:
-    """The BPE rule (bpe_rule.bpe_merge) for a long chunk: a heap of (rank, position) over a linked
-    list makes it O(n log n), so a chunk of a megabyte (no split pattern, a run of spaces) stays
-    fast. `rank(pair)` is the id the pair makes, or None. Equal ranks are taken left to right."""
-    n = len(ids)
-    if n < 2:
-        return ids
-    vals = list(ids)
-    nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
-    alive = [True] * n
-    heap = []
-    for i in range(n - 1):
-        r = rank((vals[i], vals[i + 1]))
-        if r is not None:
-            heap.append((r, i, vals[i], vals[i + 1]))
-    heapq.heapify(heap)
-    while heap:
-        r, i, a, b = heapq.heappop(heap)
-        j = nxt[i] if alive[i] else n
-        if j >= n or vals[i] != a or vals[j] != b:
-            continue  # stale: one side was merged away since this entry was pushed
-        vals[i] = r
-        alive[j] = False
-        nxt[i] = nxt[j]
-        if nxt[i] < n:
-            prv[nxt[i]] = i
-        p = prv[i]
-        if p >= 0:
-            rp = rank((vals[p], vals[i]))
-            if rp is not None:
-                heapq.heappush(heap, (rp, p, vals[p], vals[i]))
-        k = nxt[i]
-        if k < n:
-            rk = rank((vals[i], vals[k]))
-            if rk is not None:
-                heapq.heappush(heap, (rk, i, vals[i], vals[k]))
-    return [vals[i] for i in range(n) if alive[i]]
 
 
 _NEVER = float("inf")
@@ -363,11 +322,12 @@ class BPETokenizer(Tokenizer):
         return cls.loads(path.read_text(encoding="utf-8"), name=name)
 
     @classmethod
-    def loads(cls, text: str, *, name: str = "custom_bpe") -> "BPETokenizer":
-        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line."""
+    def loads(cls, text: str, *, name: str = "custom_bpe", limits=None) -> "BPETokenizer":
+        """A minbpe .model file's text; a malformed one raises ModelFormatError naming the line, and
+        one past `limits` (tokenizers.pipeline.components.Limits) says which bound."""
         from tokenizers.bpe.files import parse_model
 
-        m = parse_model(text)
+        m = parse_model(text, limits)
         return cls.from_model(vocab=m.vocab, merges=m.merges, pattern=m.pattern, special_tokens=m.special_tokens,
                               name=name)
 
@@ -541,15 +501,12 @@ class BPETokenizer(Tokenizer):
         return out
 
     def _special_splitter(self, specials: AbstractSet[str]):
-        key = frozenset(specials)
-        got = self._special_res.get(key)
-        if got is None:
-            import regex
+        """The allowed specials found by the one finder of added and special tokens
+        (tokenizers.core.literals): leftmost, then the longest, so that "<|a|>x" is not cut by a
+        shorter special that is its prefix. One per set of allowed specials, a few kept."""
+        from tokenizers.core.literals import cached_finder
 
-            # longest first, so that "<|a|>x" is not cut by a shorter special that is its prefix
-            alt = "|".join(regex.escape(s) for s in sorted(key, key=len, reverse=True))
-            got = self._special_res[key] = regex.compile(f"({alt})")
-        return got
+        return cached_finder(self._special_res, specials)
 
     # -- looking inside --------------------------------------------------------------------------
     def split(self, text: str) -> list[str]:

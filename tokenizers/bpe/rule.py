@@ -17,8 +17,9 @@ Quadratic in the length of the chunk, which is fine for teaching and for chunks 
 bytes. The fast copies, each with its reason:
 - `bpe._merge_by_pairs`: the same loop on a list of ids, recomputing only the two ranks beside
   each merge (short chunks, the pure-Python encoder's common case);
-- `bpe.apply_merges`: a heap of (rank, position) over a linked list, O(n log n), for long chunks
-  (text with no split pattern, a megabyte of spaces);
+- `merges.apply_merges`: a heap of (rank, position) over a linked list, O(n log n), for long chunks
+  (text with no split pattern, a megabyte of spaces), and for recovering a long token's merge
+  (`merges.last_merge_fast`);
 - the C core's `bpe_short`, `bpe_short_ranks` and `bpe_long` (tokenizers/bpe/native/bpe.c), the same
   two shapes in C; the `_ranks` variant looks a pair up by its joined bytes, which is the same rule
   for tokenizers whose merges are recovered from ranks and saves recovering them all at start-up;

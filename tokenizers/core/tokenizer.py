@@ -212,11 +212,13 @@ class Tokenizer(ABC):
             disallowed = [s for s in parseable if s not in allowed]
         else:
             disallowed = [s for s in disallowed_special if s in self.special_tokens]
-        if disallowed:
-            found = [(text.find(s), s) for s in disallowed]
-            found = [f for f in found if f[0] >= 0]
-            if found:
-                raise SpecialTokenError(self.name, min(found)[1])
+        if disallowed and text:  # one automaton for all of them (tokenizers.core.literals), not one scan each
+            from tokenizers.core.literals import shared_finder
+
+            hit = shared_finder(disallowed).find(text)[:1]
+            if hit:  # the first in the text; of those starting there, the first in sort order
+                at = hit[0][0]
+                raise SpecialTokenError(self.name, min(s for s in disallowed if text.startswith(s, at)))
         return allowed
 
     def encode(self, text: str, *, allowed_special: AllowedSpecial = frozenset(),

@@ -48,9 +48,27 @@ def _vocab(model: dict, limits: Limits) -> dict[str, int]:
     for s, i in vocab.items():
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i <= limits.max_id:
             raise TokenizerFileError(f"model: the id of {s[:40]!r} must be an integer from 0 to {limits.max_id:,}")
-        if len(s) > limits.max_token_chars:
-            raise TokenizerFileError(f"model: a token of {len(s):,} characters (at most {limits.max_token_chars:,})")
+        # a character is at least one byte (and a byte-level file spells each byte with one character)
+        if len(s) > limits.max_token_bytes // 4 and len(s.encode("utf-8")) > limits.max_token_bytes:
+            raise TokenizerFileError("model: " + limits.long_token(f"token {i:,} ({s[:20]!r}…)", len(s.encode("utf-8"))))
     return vocab
+
+
+def _check_added(added, limits: Limits) -> None:
+    for t in added:
+        n = len(t.content.encode("utf-8"))
+        if n > limits.max_token_bytes:
+            raise TokenizerFileError("added_tokens: " + limits.long_token(f"token {t.id:,} ({t.content[:20]!r}…)", n))
+
+
+def _whole_number(model: dict, key: str, default: int, top: int) -> int:
+    """A count the file declares, as a whole number from 1 to `top`."""
+    value = model.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
+        raise TokenizerFileError(f"model: {key} is {str(value)[:40]!r}; it must be a whole number from 1 to {top:,}")
+    return value
 
 
 def _merges(model: dict, vocab: dict[str, int], limits: Limits) -> list[tuple[int, int, int]]:
@@ -116,6 +134,7 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
     normalizer = read_normalizer(data.get("normalizer"), limits)
     pre = read_pre_tokenizer(data.get("pre_tokenizer"), limits)
     added = _added(data.get("added_tokens") or [], limits)
+    _check_added(added, limits)
     vocab = _vocab(model, limits)
     title = title or name
     from tokenizers.hf.models import CharBPE, PipelineTokenizer, WordPieceVocab
@@ -128,7 +147,7 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
     if mtype == "WordPiece":
         wp = WordPieceVocab(vocab, str(model.get("unk_token", "[UNK]")),
                             str(model.get("continuing_subword_prefix", "##")),
-                            int(model.get("max_input_chars_per_word", 100)))
+                            _whole_number(model, "max_input_chars_per_word", 100, limits.max_bytes))
         return PipelineTokenizer(name=name, title=title, model=wp, normalizer=normalizer, pre_tokenizer=pre,
                                  added_tokens=added)
     if model.get("dropout") not in (None, 0, 0.0):

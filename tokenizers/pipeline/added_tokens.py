@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import AbstractSet
 
-import regex
-
+from tokenizers.core.literals import LiteralFinder
 from tokenizers.pipeline.normalizers import WHITE_SPACE
 
 
@@ -32,14 +31,12 @@ def _is_word(c: str) -> bool:
 
 
 class Matcher:
-    """Finds added tokens in text: leftmost match, the longest at a position."""
+    """Finds added tokens in text: leftmost match, the longest at a position (tokenizers.core.literals,
+    an Aho–Corasick automaton); then each token's own options."""
 
     def __init__(self, tokens):
         self.tokens = {t.content: t for t in tokens if t.content}
-        self._re = None
-        if self.tokens:
-            alt = "|".join(regex.escape(s) for s in sorted(self.tokens, key=len, reverse=True))
-            self._re = regex.compile(alt)
+        self._finder = LiteralFinder(self.tokens)
         self.plain = not any(t.lstrip or t.rstrip or t.single_word for t in self.tokens.values())
 
     def __bool__(self) -> bool:
@@ -47,15 +44,12 @@ class Matcher:
 
     def find(self, text: str) -> list[tuple[int, int, AddedToken]]:
         """[(start, end, token)] in character offsets, in order, not overlapping."""
-        if self._re is None:
-            return []
         out: list[tuple[int, int, AddedToken]] = []
         last = 0
-        for m in self._re.finditer(text):
-            a, b = m.span()
+        for a, b, s in self._finder.find(text):
             if a < last:
                 continue
-            t = self.tokens[m.group()]
+            t = self.tokens[s]
             if t.single_word and ((a > 0 and _is_word(text[a - 1])) or (b < len(text) and _is_word(text[b]))):
                 continue
             if t.lstrip:
@@ -76,11 +70,12 @@ def allowed_matcher(cache: dict, added: tuple, specials: AbstractSet[str], norma
     key = (frozenset(specials), normalized) if not normalized else (None, True)
     m = cache.get(key)
     if m is None:
-        if len(cache) > 64:
-            cache.clear()
         if normalized:
             chosen = [t for t in added if not t.special and t.normalized]
         else:
             chosen = [t for t in added if (t.content in specials if t.special else not t.normalized)]
+        # at most 8 kept, holding at most 250,000 tokens in all (an automaton of 100,000 takes about 400 MB)
+        while cache and (len(cache) >= 8 or sum(len(k.tokens) for k in cache.values()) + len(chosen) > 250_000):
+            cache.pop(next(iter(cache)))
         m = cache[key] = Matcher(chosen)
     return m

@@ -41,10 +41,22 @@ class Limits:
     max_vocab: int = 1_000_000
     max_merges: int = 1_000_000
     max_id: int = 2_000_000
-    max_token_chars: int = 4_096
+    max_token_bytes: int = 16_384  # one token, in any format (the longest in the vocabularies here: 1,024)
     max_added: int = 100_000
     max_pattern_chars: int = 10_000
     trusted: bool = False  # the file's patterns run with no time limit (the vendors' own files only)
+
+    def long_token(self, which: str, n_bytes: int) -> str:
+        """The words for a token over max_token_bytes: "token 4,711 is 16.8 MB (...); a token may be ..."."""
+        return (f"{which} is {byte_words(n_bytes)}; a token may be at most {byte_words(self.max_token_bytes)}")
+
+
+def byte_words(n: int) -> str:
+    """16,777,216 -> "16.8 MB (16,777,216 bytes)", 16,384 -> "16 KB (16,384 bytes)", 12 -> "12 bytes"."""
+    if n < 1024:
+        return f"{n:,} bytes"
+    short = (f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB")
+    return f"{short} ({n:,} bytes)"
 
 
 LIMITS = Limits()  # a file read by the library's caller; uploads have their own: tokenizers.user_files.LIMITS

@@ -351,3 +351,29 @@ def _fields(message) -> dict:
 def _score_text(score: float) -> str:
     """A score as SentencePiece's .vocab file writes it (C++ stream default: 6 significant digits)."""
     return f"{score:g}"
+
+
+def check_bounds(data: bytes, limits, filename: str = "the file") -> None:
+    """Hold a .model file's pieces to `limits` (tokenizers.pipeline.components.Limits) before SentencePiece
+    loads it: how many there are, what the trainer spec declares, and each piece's length. The bytes are
+    parsed by protobuf's own reader (which refuses what it cannot parse, without aborting the process);
+    a file it cannot parse is left to the loader in a child process to judge and explain. Raises
+    ModelFormatError saying which bound."""
+    from google.protobuf.message import DecodeError
+    from sentencepiece import sentencepiece_model_pb2
+
+    try:
+        proto = sentencepiece_model_pb2.ModelProto.FromString(bytes(data))
+    except (DecodeError, ValueError, RecursionError):
+        return
+    n = len(proto.pieces)
+    if n > limits.max_vocab:
+        raise ModelFormatError(f"{filename} has {n:,} pieces; at most {limits.max_vocab:,} are accepted.")
+    declared = proto.trainer_spec.vocab_size
+    if declared > limits.max_vocab:
+        raise ModelFormatError(f"{filename} declares a vocabulary of {declared:,} pieces (trainer_spec.vocab_size); "
+                               f"at most {limits.max_vocab:,} are accepted.")
+    for i, p in enumerate(proto.pieces):
+        size = len(p.piece.encode("utf-8", "surrogatepass"))
+        if size > limits.max_token_bytes:
+            raise ModelFormatError(f"{filename}: " + limits.long_token(f"piece {i:,}", size) + ".")

@@ -52,8 +52,30 @@ TEKKEN_DEPRECATED_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVA
                               "[TOOL_CONTENT]")
 
 
-def read_tiktoken_ranks(data: bytes, what: str) -> dict[bytes, int]:
-    """A .tiktoken file's lines (base64 token, space, rank) -> {bytes: rank}."""
+class FileBoundsError(ValueError):
+    """The file is well formed but holds more than `Limits` allow; the message says what and where."""
+
+
+def _limits(limits):
+    if limits is None:
+        from tokenizers.pipeline.components import LIMITS as limits
+    return limits
+
+
+def _base64_length(token: bytes) -> int:
+    """The length of what a base64 string decodes to, read off its length (so before decoding it)."""
+    return len(token) * 3 // 4 - token[-2:].count(b"=") if token else 0
+
+
+def read_tiktoken_ranks(data: bytes, what: str, limits=None) -> dict[bytes, int]:
+    """A .tiktoken file's lines (base64 token, space, rank) -> {bytes: rank}. Within `limits`
+    (tokenizers.pipeline.components.Limits; its LIMITS by default): the number of lines before any is
+    read, each token's length before it is decoded, each rank's before it is read as a number."""
+    limits = _limits(limits)
+    if data.count(b"\n") + 1 > limits.max_vocab:
+        lines = sum(1 for line in data.splitlines() if line.strip())
+        if lines > limits.max_vocab:
+            raise FileBoundsError(f"{lines:,} lines; at most {limits.max_vocab:,} tokens are accepted")
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
@@ -61,6 +83,12 @@ def read_tiktoken_ranks(data: bytes, what: str) -> dict[bytes, int]:
         parts = line.split()
         if len(parts) != 2 or not parts[1].isdigit():
             raise ValueError(f"{what}: line {lineno} is not '<base64 token> <rank>'")
+        size = _base64_length(parts[0])
+        if size > limits.max_token_bytes:
+            raise FileBoundsError(limits.long_token(f"the token on line {lineno:,}", size))
+        if len(parts[1]) > 12 or int(parts[1]) > limits.max_id:
+            raise FileBoundsError(f"line {lineno:,} has rank {parts[1][:20].decode()}; ids up to "
+                                  f"{limits.max_id:,} are accepted")
         ranks[base64.b64decode(parts[0])] = int(parts[1])
     return ranks
 
@@ -92,25 +120,57 @@ def whisper(data: bytes, what: str) -> dict:
             "explicit_n_vocab": n + len(names)}
 
 
-def tekken_params(data: bytes, name: str = "mistral_tekken") -> dict:
-    """A Tekken JSON file's model: ranks shifted by the number of special ids, and the specials."""
+def _count(config: dict, key: str) -> int:
+    value = config[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"config {key} is {str(value)[:40]!r}, not a whole number")
+    return value
+
+
+def tekken_params(data: bytes, name: str = "mistral_tekken", limits=None) -> dict:
+    """A Tekken JSON file's model: ranks shifted by the number of special ids, and the specials. Its
+    declared counts are held to `limits` (tokenizers.pipeline.components.Limits; its LIMITS by
+    default) before anything is built from them: 20,000,000 declared special tokens used to be named
+    one by one (3 GB) before the count was found wrong; each token's length before it is decoded."""
+    limits = _limits(limits)
     try:
         model = json.loads(data)
         config = model["config"]
-        n_special = int(config["default_num_special_tokens"])
-        inner = int(config["default_vocab_size"]) - n_special
+        n_special, n_vocab = _count(config, "default_num_special_tokens"), _count(config, "default_vocab_size")
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a Tekken file this reader understands: {e}") from None
+    if not 0 <= n_special <= limits.max_added:
+        raise FileBoundsError(f"it declares {n_special:,} special tokens (default_num_special_tokens); at most "
+                              f"{limits.max_added:,} are accepted")
+    inner = n_vocab - n_special
+    if not 0 <= inner <= limits.max_vocab or n_vocab > limits.max_id + 1:
+        raise FileBoundsError(f"it declares {n_vocab:,} ids of which {n_special:,} special (default_vocab_size); at "
+                              f"most {limits.max_vocab:,} tokens and ids up to {limits.max_id:,} are accepted")
+    try:
         entries = model["vocab"][:inner]
+        for i, e in enumerate(entries):
+            size = _base64_length(e["token_bytes"].encode("ascii"))
+            if size > limits.max_token_bytes:
+                raise FileBoundsError(limits.long_token(f"token {i + n_special:,} (vocab entry {i:,})", size))
         ranks = {}
         for i, e in enumerate(entries):
             if e["rank"] != i:
                 raise ValueError(f"vocab entry {i} has rank {e['rank']}")
             ranks[base64.b64decode(e["token_bytes"])] = i + n_special
         listed = model.get("special_tokens")
+        if listed and len(listed) > n_special:
+            raise ValueError(f"{len(listed):,} special tokens listed for {n_special:,} special ids")
+        for t in listed or ():
+            if len(t["token_str"].encode("utf-8")) > limits.max_token_bytes:
+                raise FileBoundsError(limits.long_token(f"special token {t['rank']}",
+                                                        len(t["token_str"].encode("utf-8"))))
         specials = ([t["token_str"] for t in sorted(listed, key=lambda t: t["rank"])] if listed
                     else list(TEKKEN_DEPRECATED_SPECIALS))
         specials += [f"<SPECIAL_{i}>" for i in range(len(specials), n_special)]
         pattern = config["pattern"]
-    except (KeyError, TypeError, ValueError) as e:
+    except FileBoundsError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, UnicodeEncodeError) as e:
         raise ValueError(f"not a Tekken file this reader understands: {e}") from None
     if len(ranks) != inner or len(specials) != n_special:
         raise ValueError(f"not a Tekken file this reader understands: {len(ranks)} distinct tokens for {inner} ids")
