@@ -204,3 +204,40 @@ def test_trusted_patterns_run_without_a_budget():
     with pattern_budget(0.0) as budget:
         assert tok.encode("hello world 123") == get_tokenizer("deepseek_v3").encode("hello world 123")
     assert budget.calls == 0
+
+
+# -- the page: Compare with an uploaded hostile tokenizer.json ---------------------------------------
+K, U = "compare_", "compare_upload_"
+
+
+def compare_with_upload(filename: str, data: bytes):
+    from conftest import app_test, rerun
+
+    at = app_test(query={"text": "ab", "tokenizers": "gpt2"}, timeout=180)
+    assert not at.exception, at.exception
+    at.file_uploader(key=f"{U}file").set_value((filename, data, "application/json"))
+    rerun(at)
+    at.button(key=f"{U}load").click()
+    rerun(at)
+    assert filename in at.session_state[f"{K}tokenizers"], [e.value for e in at.error]
+    return at
+
+
+@pytest.mark.parametrize("filename,data,text,message", [
+    ("x200.json", multiplying_file(200, 2), "x" * 40, "could not tokenize this text: The tokenizer's normalizer grows "
+                                                      "this text too much: its step Replace('x' → 200 characters)"),
+    ("redos.json", backtracking_replace_file(), "a" * 34 + "b", "could not tokenize this text: The normalizer's Replace "
+                                                                "pattern ran for more than 0.2 s on this text"),
+])
+def test_compare_shows_the_refusal_and_keeps_the_text(quick_budget, filename, data, text, message):
+    from conftest import rerun
+
+    at = compare_with_upload(filename, data)
+    rerun(at, **{f"{K}text": text})
+    shown = "\n".join(e.value for e in at.error)
+    assert message in shown.replace("\\", ""), shown
+    assert at.session_state[f"{K}text"] == text  # the text stays
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert 'data-tokenizer="gpt2"' in bodies  # the other tokenizer is still drawn
+    rerun(at, **{f"{K}text": "ab ba"})  # and the uploaded one works again on a harmless text
+    assert not at.error, [e.value for e in at.error]
