@@ -40,11 +40,14 @@ def trust_pattern(pattern: str) -> None:
 class PatternBudget:
     """Seconds that untrusted patterns may still run for the text being encoded. Each call gets
     timeout=`left` (the `regex` module stops it there) and what it took is taken off; once nothing is
-    left, the next call is refused before it starts. `clock` is injectable for tests."""
+    left, the next call is refused before it starts. Seconds of CPU, as the `regex` module counts its
+    timeout (the process's CPU time, measured: at least this thread's), and the calls are charged this
+    thread's CPU time: the work done for this text, however busy the server is (a loaded machine
+    stretches the wall time, not the work). `clock` is injectable for tests."""
 
     __slots__ = ("seconds", "left", "calls", "clock")
 
-    def __init__(self, seconds: float | None = None, *, clock=time.perf_counter):
+    def __init__(self, seconds: float | None = None, *, clock=time.thread_time):
         self.seconds = UNTRUSTED_TIMEOUT if seconds is None else float(seconds)
         self.left, self.calls, self.clock = self.seconds, 0, clock
 
@@ -80,7 +83,7 @@ class pattern_budget:
 
     __slots__ = ("_new", "_token")
 
-    def __init__(self, seconds: float | None = None, *, clock=time.perf_counter):
+    def __init__(self, seconds: float | None = None, *, clock=time.thread_time):
         self._new = None if _BUDGET.get() is not None else PatternBudget(seconds, clock=clock)
         self._token = None
 

@@ -18,7 +18,7 @@ anything. Why 4 and 256: the normal forms grow one code point to at most 3 (NFC)
 U+FDFA) characters, and only 19 of the 1.1 million code points grow by more than 4 under NFKC; a
 lowercased character is at most 2; BERT's clean-up makes an ideograph 3 (" 中 "), Prepend adds one
 "▁". So any text that real normalizers grow past 4 × is made mostly of those 19 characters (the
-256 characters of slack let a short run of them through: 14 U+FDFA on their own), and a Sequence of
+256 characters of slack let a short run of them through: 18 U+FDFA on their own), and a Sequence of
 steps, which could compound, is held to the same bound on its whole result. The spellings follow Hugging Face's tokenizer.json
 ("NFC", "NFKC", "Lowercase", "BertNormalizer", "Replace", "Prepend", "Strip", "StripAccents",
 "Sequence"); hf_json.py builds them from a file.
