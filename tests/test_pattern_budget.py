@@ -241,3 +241,13 @@ def test_compare_shows_the_refusal_and_keeps_the_text(quick_budget, filename, da
     assert 'data-tokenizer="gpt2"' in bodies  # the other tokenizer is still drawn
     rerun(at, **{f"{K}text": "ab ba"})  # and the uploaded one works again on a harmless text
     assert not at.error, [e.value for e in at.error]
+
+
+def test_a_conversation_is_one_text():
+    """Chat mode encodes the rendered conversation and each message's content: one budget for all of it."""
+    from tokenizers.chat import FORMATS, Message, tokenize_chat
+
+    tok = load_user_file("splits.json", split_sequence_file([" ", "a+"]))
+    conv = [Message("user", "aab aab"), Message("assistant", "ab ba"), Message("user", "b a")]
+    seen = budgets_used(tokenize_chat, tok, FORMATS["claude_legacy"], conv)
+    assert len(seen) > 6 and len(set(seen)) == 1
