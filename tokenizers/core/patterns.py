@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import time
 
@@ -99,6 +100,9 @@ class pattern_budget:
             self._token = None
 
 
+NO_BUDGET = contextlib.nullcontext()  # what a tokenizer that runs no untrusted pattern opens instead (reusable)
+
+
 def current_budget() -> PatternBudget:
     """The budget in force, or a fresh one for a call made outside any (a page's one split)."""
     return _BUDGET.get() or PatternBudget()
@@ -166,8 +170,10 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
     character is ever dropped (a custom pattern need not cover everything)."""
     if compiled is None:
         return [text] if text else []
-    with pattern_budget():  # its two calls share one budget
-        return _split_text(text, compiled)
+    if isinstance(compiled, TimedPattern):
+        with pattern_budget():  # its two calls share one budget
+            return _split_text(text, compiled)
+    return _split_text(text, compiled)
 
 
 def _split_text(text: str, compiled) -> list[str]:

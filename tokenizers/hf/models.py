@@ -349,6 +349,10 @@ class PipelineTokenizer(Tokenizer):
             return self.pre_tokenizer.split(text) if self.pre_tokenizer is not None else self.model.split(text)
 
     # -- encoding ----------------------------------------------------------------------------------
+    def _pattern_budget(self):
+        """The stages may come from an upload: one time budget per text for their patterns (patterns.py)."""
+        return pattern_budget()
+
     def _chunk(self, text: str) -> tuple[list[int], list[int]]:
         if self._bytes_model:
             ids = self.model.encode_chunk(text)
