@@ -29,7 +29,7 @@ class PatternError(ValueError):
 # limit no longer runs 40 times the limit. The tokenizers open a budget where one text's work starts
 # (encode, tokenize, split, normalize: `pattern_budget()`); a call made outside any budget gets one
 # of its own.
-UNTRUSTED_TIMEOUT = 3.0  # seconds of pattern matching per text (per encode or tokenize call)
+UNTRUSTED_TIMEOUT = 3.0  # CPU seconds of untrusted pattern matching per text (per encode or tokenize call)
 _TRUSTED: set[str] = set()
 
 
@@ -69,7 +69,7 @@ class PatternBudget:
         hint = ("Simplify it, or pick the GPT-2 or GPT-4 pattern." if role == "split pattern" else
                 "Fix the pattern in the file, or pick another tokenizer.")
         return PatternError(f"The {role} ran for more than {self.seconds:g} s on this text and was stopped "
-                            f"(a tokenizer's uploaded patterns get {self.seconds:g} s in all for one text): it "
+                            f"(patterns from an upload or typed in get {self.seconds:g} s in all per text): it "
                             f"backtracks too much (nested repeats such as (a+)+ or (x+x+)+ do). {hint}")
 
 
