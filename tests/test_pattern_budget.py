@@ -34,6 +34,14 @@ def test_the_issue_file_that_multiplies_x_is_refused_at_load():
     assert len(data) < 2500
     with pytest.raises(UserFileError, match="puts 1,000 characters in place of a match as short as 1 character"):
         load_user_file("x1000.json", data)
+    with pytest.raises(UserFileError, match="puts 1,000 characters in place of a match as short as 2 characters"):
+        load_user_file("x1000.json", multiplying_file(1000, 2, kind="Regex").replace(b'"x"', b'"x(?:y|yy)"'))
+    with pytest.raises(UserFileError, match="as short as 1 character"):  # a Regex: Python's parser measures it
+        load_user_file("x1000.json", multiplying_file(1000, 2, kind="Regex"))
+    # a pattern in the `regex` module's own syntax cannot be measured at load: the growth check holds it
+    tok = load_user_file("p1000.json", tokenizer_json(normalizer=replace(r"\p{Ll}(?<=x)", "x" * 1000, "Regex")))
+    with pytest.raises(NormalizerGrowthError):
+        tok.encode("x")
 
 
 @pytest.mark.parametrize("n", [1, 40, 80, 400])
