@@ -39,7 +39,8 @@ from tokenizers.bpe import native
 from tokenizers.core.tokenizer import Capabilities, Tokenizer
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.bpe.merges import Merges, RecoveredMerges, apply_merges  # apply_merges: the heap lives there
-from tokenizers.core.patterns import SPLIT_MODES, chunk_counts, compile_pattern, split_text
+from tokenizers.core.patterns import (NO_BUDGET, SPLIT_MODES, TimedPattern, chunk_counts, compile_pattern,
+                                      pattern_budget, split_text)
 from tokenizers.core.text import clean_text
 
 
@@ -507,6 +508,11 @@ class BPETokenizer(Tokenizer):
         from tokenizers.core.literals import cached_finder
 
         return cached_finder(self._special_res, specials)
+
+    def _pattern_budget(self):
+        """A split pattern from outside runs under one time budget per text (a text with special tokens
+        is split stretch by stretch: the stretches share it)."""
+        return pattern_budget() if isinstance(self._compiled, TimedPattern) else NO_BUDGET
 
     # -- looking inside --------------------------------------------------------------------------
     def split(self, text: str) -> list[str]:

@@ -306,6 +306,13 @@ def _encode_parts(tok: Tokenizer, text: str, parts: list[Part], segmented: bool)
 def tokenize_chat(tok: Tokenizer, fmt: ChatFormat, messages: list[Message], *,
                   add_generation_prompt: bool = True) -> ChatResult:
     """The conversation rendered by `fmt` and tokenized by `tok` (see the module's notes)."""
+    from tokenizers.core.patterns import pattern_budget
+
+    with pattern_budget():  # one text: the uploaded patterns its parts and messages meet share one time budget
+        return _tokenize_chat(tok, fmt, messages, add_generation_prompt)
+
+
+def _tokenize_chat(tok: Tokenizer, fmt: ChatFormat, messages: list[Message], add_generation_prompt: bool) -> ChatResult:
     for m in messages:
         if m.role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}, not {m.role!r}")

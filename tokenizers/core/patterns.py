@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
+
 import regex
 
 # GPT-2 (tiktoken's r50k_base / gpt2): contractions, letters, numbers, other, whitespace.
@@ -16,33 +20,109 @@ class PatternError(ValueError):
     """A split pattern that cannot be used; the message says why and how to fix it."""
 
 
-# A split pattern somebody typed or uploaded may backtrack for ever ("(x+x+)+y"), or be quadratic
-# on a long text ("(a+)+$" tried from each of a million positions). Such patterns get a time limit
-# per call; the patterns of the vocabularies this library ships are trusted and run without one.
-UNTRUSTED_TIMEOUT = 3.0  # seconds per call (split_text may make two calls)
+# A pattern somebody typed or uploaded may backtrack for ever ("(x+x+)+y"), or be quadratic on a long
+# text ("(a+)+$" tried from each of a million positions). Such patterns run under a time budget; the
+# patterns of the vocabularies this library ships are trusted and run without one. The budget is one
+# per text, not per call: a tokenizer that runs several uploaded patterns (a normalizer's Replace, then
+# every Split of a Sequence, on every chunk the previous split made) shares UNTRUSTED_TIMEOUT seconds
+# among all their calls while it encodes one text; a file that makes 40 chunks each just under the
+# limit no longer runs 40 times the limit. The tokenizers open a budget where one text's work starts
+# (encode, tokenize, split, normalize: `pattern_budget()`); a call made outside any budget gets one
+# of its own.
+UNTRUSTED_TIMEOUT = 3.0  # CPU seconds of untrusted pattern matching per text (per encode or tokenize call)
 _TRUSTED: set[str] = set()
 
 
 def trust_pattern(pattern: str) -> None:
-    """Mark a vendor's split pattern as safe to run without a time limit."""
+    """Mark a vendor's pattern as safe to run without a time limit."""
     _TRUSTED.add(pattern)
 
 
-class TimedPattern:
-    """A compiled regex whose matching calls stop after `timeout` seconds with a PatternError."""
+class PatternBudget:
+    """Seconds that untrusted patterns may still run for the text being encoded. Each call gets
+    timeout=`left` (the `regex` module stops it there) and what it took is taken off; once nothing is
+    left, the next call is refused before it starts. Seconds of CPU, as the `regex` module counts its
+    timeout (the process's CPU time, measured: at least this thread's), and the calls are charged this
+    thread's CPU time: the work done for this text, however busy the server is (a loaded machine
+    stretches the wall time, not the work). `clock` is injectable for tests."""
 
-    def __init__(self, compiled: "regex.Pattern[str]", timeout: float):
-        self._re, self.timeout, self.pattern = compiled, timeout, compiled.pattern
+    __slots__ = ("seconds", "left", "calls", "clock")
+
+    def __init__(self, seconds: float | None = None, *, clock=time.thread_time):
+        self.seconds = UNTRUSTED_TIMEOUT if seconds is None else float(seconds)
+        self.left, self.calls, self.clock = self.seconds, 0, clock
+
+    def run(self, fn, *args, role: str = "split pattern"):
+        if self.left <= 0:
+            raise self.error(role)
+        t0 = self.clock()
+        self.calls += 1
+        try:
+            return fn(*args, timeout=self.left)
+        except TimeoutError:
+            self.left = 0.0
+            raise self.error(role) from None
+        finally:
+            self.left -= self.clock() - t0
+
+    def error(self, role: str) -> "PatternError":
+        hint = ("Simplify it, or pick the GPT-2 or GPT-4 pattern." if role == "split pattern" else
+                "Fix the pattern in the file, or pick another tokenizer.")
+        return PatternError(f"The {role} ran for more than {self.seconds:g} s on this text and was stopped "
+                            f"(patterns from an upload or typed in get {self.seconds:g} s in all per text): it "
+                            f"backtracks too much (nested repeats such as (a+)+ or (x+x+)+ do). {hint}")
+
+
+_BUDGET: contextvars.ContextVar[PatternBudget | None] = contextvars.ContextVar("pattern_budget", default=None)
+
+
+class pattern_budget:
+    """`with pattern_budget():` one budget for every untrusted pattern call inside (this thread's);
+    nested uses share the outer budget, so a tokenizer's entry points can each open one. `as b` gives
+    the budget in force (b.left, b.calls). `seconds` (default UNTRUSTED_TIMEOUT, read when opened)
+    and `clock` apply only when this opens a new budget."""
+
+    __slots__ = ("_new", "_token")
+
+    def __init__(self, seconds: float | None = None, *, clock=time.thread_time):
+        self._new = None if _BUDGET.get() is not None else PatternBudget(seconds, clock=clock)
+        self._token = None
+
+    def __enter__(self) -> PatternBudget:
+        if self._new is None:
+            return _BUDGET.get()
+        self._token = _BUDGET.set(self._new)
+        return self._new
+
+    def __exit__(self, *exc) -> None:
+        if self._token is not None:
+            _BUDGET.reset(self._token)
+            self._token = None
+
+
+NO_BUDGET = contextlib.nullcontext()  # what a tokenizer that runs no untrusted pattern opens instead (reusable)
+
+
+def current_budget() -> PatternBudget:
+    """The budget in force, or a fresh one for a call made outside any (a page's one split)."""
+    return _BUDGET.get() or PatternBudget()
+
+
+class TimedPattern:
+    """A compiled regex whose matching calls run under the current PatternBudget and stop with a
+    PatternError when it runs out. `role` names the pattern in that message ("split pattern",
+    "normalizer's Replace pattern")."""
+
+    def __init__(self, compiled: "regex.Pattern[str]", role: str = "split pattern"):
+        self._re, self.pattern, self.role = compiled, compiled.pattern, role
         self.groups = compiled.groups
 
     def _call(self, name: str, *args):
-        try:
-            out = getattr(self._re, name)(*args, timeout=self.timeout)
+        def call(*a, timeout):
+            out = getattr(self._re, name)(*a, timeout=timeout)
             return list(out) if name == "finditer" else out  # the iterator would time out later
-        except TimeoutError:
-            raise PatternError(f"The split pattern ran for more than {self.timeout:g} s on this text and was stopped: "
-                               "it backtracks too much (nested repeats such as (a+)+ or (x+x+)+ do). Simplify it, "
-                               "or pick the GPT-2 or GPT-4 pattern.") from None
+
+        return current_budget().run(call, *args, role=self.role)
 
     def findall(self, s: str):
         return self._call("findall", s)
@@ -56,21 +136,29 @@ class TimedPattern:
     def fullmatch(self, s: str):
         return self._call("fullmatch", s)
 
+    def sub(self, repl, s: str):
+        return self._call("sub", repl, s)
+
+
+def compile_untrusted(pattern: str, role: str = "split pattern"):
+    """`pattern` compiled: as it is when trusted, else a TimedPattern. A bad pattern raises
+    PatternError (it does not compile, or is too large)."""
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error as e:
+        raise PatternError(f"The {role} does not compile: {e}. "
+                           f"Check brackets and escapes, or pick the GPT-2 or GPT-4 pattern.") from None
+    except (RecursionError, OverflowError, MemoryError) as e:
+        raise PatternError(f"The {role} is too large to compile ({type(e).__name__}).") from None
+    return compiled if pattern in _TRUSTED else TimedPattern(compiled, role)
+
 
 def compile_pattern(pattern: str | None):
     """Compile a split pattern, or None for no split. Errors become a PatternError that teaches.
     Patterns other than the trusted ones come back as a TimedPattern (see UNTRUSTED_TIMEOUT)."""
     if pattern is None or pattern == "":
         return None
-    try:
-        compiled = regex.compile(pattern)
-    except regex.error as e:
-        raise PatternError(f"The split pattern does not compile: {e}. "
-                           f"Check brackets and escapes, or pick the GPT-2 or GPT-4 pattern.") from None
-    except (RecursionError, OverflowError, MemoryError) as e:
-        raise PatternError(f"The split pattern is too large to compile ({type(e).__name__}).") from None
-    if pattern not in _TRUSTED:
-        compiled = TimedPattern(compiled, UNTRUSTED_TIMEOUT)
+    compiled = compile_untrusted(pattern)
     if compiled.search("") is not None and compiled.fullmatch("") is not None:
         raise PatternError("The split pattern matches the empty string, so it cannot cut text "
                            "into chunks. Make every alternative consume at least one character.")
@@ -82,6 +170,13 @@ def split_text(text: str, compiled: "regex.Pattern[str] | None") -> list[str]:
     character is ever dropped (a custom pattern need not cover everything)."""
     if compiled is None:
         return [text] if text else []
+    if isinstance(compiled, TimedPattern):
+        with pattern_budget():  # its two calls share one budget
+            return _split_text(text, compiled)
+    return _split_text(text, compiled)
+
+
+def _split_text(text: str, compiled) -> list[str]:
     # findall gives the groups' text when the pattern has capturing groups; the matches are wanted
     chunks = [m.group() for m in compiled.finditer(text)] if compiled.groups else compiled.findall(text)
     # matches never overlap and come in order, so equal total length means no gaps (the usual case

@@ -10,6 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import AbstractSet, Literal, Union
 
+from tokenizers.core.patterns import NO_BUDGET
 from tokenizers.core.spans import tile
 from tokenizers.core.text import ByteCharMap, clean_text
 
@@ -227,7 +228,8 @@ class Tokenizer(ABC):
         in the text raises SpecialTokenError (its message names the remedies);
         `disallowed_special=()` encodes it as text; `allowed_special={...}` or "all" parses it."""
         text, _ = clean_text(text)
-        return self._encode(text, self._resolve_specials(text, allowed_special, disallowed_special))
+        with self._pattern_budget():  # one time budget for every uploaded pattern this text meets
+            return self._encode(text, self._resolve_specials(text, allowed_special, disallowed_special))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text -> ids with every special-token string treated as plain text."""
@@ -338,7 +340,16 @@ class Tokenizer(ABC):
         """Text -> Tokens with spans (same options as encode). Byte spans tile the clean text's
         UTF-8 bytes."""
         text, _ = clean_text(text)
-        specials = self._resolve_specials(text, allowed_special, disallowed_special)
+        with self._pattern_budget():  # the encoding and the span alignment share one budget
+            return self._tokenize(text, self._resolve_specials(text, allowed_special, disallowed_special))
+
+    def _pattern_budget(self):
+        """The context one text's work runs in: `patterns.pattern_budget()` for a tokenizer that may run
+        patterns from outside (a split or normalizer from an upload), so that they share one time
+        budget for the text; a no-op (NO_BUDGET) for the others, which is the default."""
+        return NO_BUDGET
+
+    def _tokenize(self, text: str, specials: AbstractSet[str]) -> "TokenList":
         note = ""
         if text:
             ids = self._encode(text, specials)

@@ -31,7 +31,9 @@ from typing import AbstractSet
 from tokenizers.core.tokenizer import Capabilities, Tokenizer, UnknownTokenIdError
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.classic.wordpiece import longest_match
+from tokenizers.core.patterns import pattern_budget
 from tokenizers.core.text import clean_text
+from tokenizers.pipeline.normalizers import growth_limit
 
 _BYTE_PIECE = "<0x{:02X}>"
 
@@ -334,15 +336,23 @@ class PipelineTokenizer(Tokenizer):
 
     def normalize(self, text: str) -> str:
         """The text the model sees: `text` after the normalizer (unchanged when there is none)."""
-        return text if self.normalizer is None else self.normalizer.normalize(text)
+        if self.normalizer is None:
+            return text
+        with pattern_budget():
+            return self.normalizer.normalize(text)
 
     def split(self, text: str) -> list[str]:
         """The chunks the model merges (a byte-level model's): the text after the normalizer, cut by
         the pre-tokenizer, or by the model's own pattern when there is none."""
-        text = self.normalize(clean_text(text)[0])
-        return self.pre_tokenizer.split(text) if self.pre_tokenizer is not None else self.model.split(text)
+        with pattern_budget():  # the normalizer's patterns and the splits share one budget
+            text = self.normalize(clean_text(text)[0])
+            return self.pre_tokenizer.split(text) if self.pre_tokenizer is not None else self.model.split(text)
 
     # -- encoding ----------------------------------------------------------------------------------
+    def _pattern_budget(self):
+        """The stages may come from an upload: one time budget per text for their patterns (patterns.py)."""
+        return pattern_budget()
+
     def _chunk(self, text: str) -> tuple[list[int], list[int]]:
         if self._bytes_model:
             ids = self.model.encode_chunk(text)
@@ -373,6 +383,9 @@ class PipelineTokenizer(Tokenizer):
             pos = b
         if pos < len(text):
             stretches.append((pos, len(text)))
+        # the normalizer's growth is bounded over the whole text, not per stretch: a text cut into many
+        # stretches by added tokens gets the same allowance as one stretch (growth_limit of its length)
+        allowance = growth_limit(len(text))
         for s in stretches:
             if len(s) == 3:
                 yield "token", s[2].id, s[1]
@@ -382,9 +395,10 @@ class PipelineTokenizer(Tokenizer):
             offs = identity_offs(part, a) if spans else None
             if self.normalizer is not None:
                 if spans:
-                    part, offs = self.normalizer.normalize_aligned(part, offs)
+                    part, offs = self.normalizer.normalize_aligned(part, offs, allowance)
                 else:
-                    part = self.normalizer.normalize(part)
+                    part = self.normalizer.normalize(part, allowance)
+                allowance -= len(part)
             cut = 0
             for x, y, t in (norm.find(part) if norm else ()):
                 yield "text", Piece(part[cut:x], offs[cut:x] if spans else None, a == 0 and cut == 0)
@@ -401,6 +415,10 @@ class PipelineTokenizer(Tokenizer):
         return [p] if p.text else []
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        with pattern_budget():  # every uploaded pattern this text meets shares one time budget
+            return self._encode_in_budget(text, specials)
+
+    def _encode_in_budget(self, text: str, specials: AbstractSet[str]) -> list[int]:
         out: list[int] = []
         bytes_model, pre = self._bytes_model, self.pre_tokenizer
         for item in self._run(text, specials, False):
@@ -427,10 +445,14 @@ class PipelineTokenizer(Tokenizer):
         return map(self.token_length, ids)
 
     def aligned_spans(self, text: str, ids, n_bytes: int):
-        from tokenizers.core.spans import SpanBuilder
-
         used = set(ids)
         specials = {s for s, i in self.special_tokens.items() if i in used}
+        with pattern_budget():  # within tokenize, the same budget as the encoding's
+            return self._aligned_spans(text, ids, specials)
+
+    def _aligned_spans(self, text: str, ids, specials):
+        from tokenizers.core.spans import SpanBuilder
+
         out = SpanBuilder(text)
         for item in self._run(text, specials, True):
             if item[0] == "token":

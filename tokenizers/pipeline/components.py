@@ -103,6 +103,20 @@ def _pattern(spec, where: str, limits: Limits) -> str:
     raise UnsupportedComponent(f"{where} pattern", kind)
 
 
+def _shortest_match(spec) -> int | None:
+    """How few characters a Replace pattern can match: a String's length; for a Regex, what Python's
+    own parser says when it can read the pattern (None when it cannot: the check at use still holds)."""
+    (kind, value), = spec.items()
+    if kind == "String":
+        return len(value)
+    try:
+        import re._parser as parser
+
+        return parser.parse(value).getwidth()[0]
+    except Exception:  # noqa: BLE001 - the `regex` module's own syntax, or anything odd: no estimate
+        return None
+
+
 def read_normalizer(spec, limits: Limits = LIMITS):
     if spec is None:
         return None
@@ -125,9 +139,22 @@ def read_normalizer(spec, limits: Limits = LIMITS):
         content = spec.get("content")
         if not isinstance(content, str):
             raise TokenizerFileError("normalizer Replace: \"content\" must be a string")
-        return nz.Replace(_pattern(spec.get("pattern"), "normalizer Replace", limits), content)
+        pattern = _pattern(spec.get("pattern"), "normalizer Replace", limits)
+        shortest = _shortest_match(spec["pattern"])
+        # the real bound is on growth while normalizing (normalizers.growth_limit); a step whose every
+        # match grows the text past it is refused here already
+        if shortest is not None and len(content) > nz.growth_limit(max(shortest, 1)):
+            raise TokenizerFileError(
+                f"normalizer Replace: it puts {len(content):,} characters in place of a match as short as "
+                f"{shortest} character{'s' if shortest != 1 else ''}, so it would grow a text more than a "
+                f"normalizer may (at most {nz.MAX_GROWTH} times as long, plus {nz.GROWTH_SLACK} characters)")
+        return nz.Replace(pattern, content)
     if t == "Prepend":
-        return nz.Prepend(str(spec.get("prepend", "")))
+        prepend = str(spec.get("prepend", ""))
+        if len(prepend) > nz.GROWTH_SLACK:
+            raise TokenizerFileError(f"normalizer Prepend: it adds {len(prepend):,} characters "
+                                     f"(at most {nz.GROWTH_SLACK})")
+        return nz.Prepend(prepend)
     if t == "Strip":
         return nz.Strip(bool(spec.get("strip_left", True)), bool(spec.get("strip_right", True)))
     raise UnsupportedComponent("normalizer", t)

@@ -7,7 +7,19 @@ BERT's clean-up, replacements). Each is a small picklable object with
 
 `offs` is a list with one (start, end) range of input characters per character of `text`; the
 aligned form is what lets a tokenizer that normalizes still give every token a span of the text the
-person typed (tokenizers/core/spans.py). The spellings follow Hugging Face's tokenizer.json
+person typed (tokenizers/core/spans.py).
+
+Growth is bounded. A file's normalizer could multiply text without end (two Replace steps each
+turning "x" into 1,000 x's make a million characters of each x typed, and one offset pair per
+character of that). So both forms take `limit`, the most characters the text may have after any
+step (default `growth_limit(len(text))`: 4 × the input + 256), and refuse with a
+NormalizerGrowthError when a step would pass it; Replace and Prepend check before they build
+anything. Why 4 and 256: the normal forms grow one code point to at most 3 (NFC), 4 (NFD), 18 (NFKC,
+U+FDFA) characters, and only 19 of the 1.1 million code points grow by more than 4 under NFKC; a
+lowercased character is at most 2; BERT's clean-up makes an ideograph 3 (" 中 "), Prepend adds one
+"▁". So any text that real normalizers grow past 4 × is made mostly of those 19 characters (the
+256 characters of slack let a short run of them through: 18 U+FDFA on their own), and a Sequence of
+steps, which could compound, is held to the same bound on its whole result. The spellings follow Hugging Face's tokenizer.json
 ("NFC", "NFKC", "Lowercase", "BertNormalizer", "Replace", "Prepend", "Strip", "StripAccents",
 "Sequence"); hf_json.py builds them from a file.
 """
@@ -17,7 +29,6 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-import regex
 
 Offs = list  # list[tuple[int, int]]: per character, the input characters it came from
 
@@ -28,6 +39,19 @@ WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u
 
 def identity_offs(text: str, start: int = 0) -> Offs:
     return [(start + i, start + i + 1) for i in range(len(text))]
+
+
+MAX_GROWTH = 4        # a normalizer may make a text at most this many times as long...
+GROWTH_SLACK = 256    # ...plus this many characters (see above)
+
+
+def growth_limit(n: int) -> int:
+    """The most characters a normalizer may make of n characters."""
+    return MAX_GROWTH * n + GROWTH_SLACK
+
+
+class NormalizerGrowthError(ValueError):
+    """A normalizer would grow a text past growth_limit; the message names the step."""
 
 
 def span_of(offs: Offs, a: int, b: int, at: int | None = None) -> tuple[int, int]:
@@ -42,14 +66,37 @@ def span_of(offs: Offs, a: int, b: int, at: int | None = None) -> tuple[int, int
 class Normalizer:
     kind = "normalizer"
 
-    def normalize(self, text: str) -> str:
+    def normalize(self, text: str, limit: int | None = None) -> str:
+        """The normalized text; NormalizerGrowthError if it would be longer than `limit` characters
+        (default growth_limit(len(text)))."""
+        limit = growth_limit(len(text)) if limit is None else limit
+        out = self._normalize(text, limit)
+        if len(out) > limit:
+            raise self.too_long(limit)
+        return out
+
+    def normalize_aligned(self, text: str, offs: Offs, limit: int | None = None) -> tuple[str, Offs]:
+        """normalize, and for every output character the input range it came from (see above)."""
+        limit = growth_limit(len(text)) if limit is None else limit
+        out, new = self._aligned(text, offs, limit)
+        if len(out) > limit:
+            raise self.too_long(limit)
+        return out, new
+
+    def too_long(self, limit: int) -> NormalizerGrowthError:
+        return NormalizerGrowthError(
+            f"The tokenizer's normalizer grows this text too much: its step {self.describe()} would make it "
+            f"longer than {limit:,} characters (a normalizer may make a text at most {MAX_GROWTH} times as "
+            f"long, plus {GROWTH_SLACK} characters). Fix the normalizer in the file, or pick another tokenizer.")
+
+    def _normalize(self, text: str, limit: int) -> str:
         raise NotImplementedError
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         """Default for normalizers that act on one character at a time (with the combining marks
         after it): normalize each such group; groups whose normalized forms interact (a Hangul jamo
         run, a starter that composes with the next starter) are merged until the pieces add up."""
-        out = self.normalize(text)
+        out = self.normalize(text, limit)
         if out == text:
             return text, offs
         groups: list[tuple[int, int]] = []  # [start, end) in text
@@ -92,7 +139,7 @@ class UnicodeForm(Normalizer):
     def kind(self) -> str:
         return self.form
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
         if unicodedata.is_normalized(self.form, text):
             return text
         return unicodedata.normalize(self.form, text)
@@ -102,11 +149,11 @@ class UnicodeForm(Normalizer):
 class Lowercase(Normalizer):
     kind = "Lowercase"
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
         # character by character, as Hugging Face does: no final-sigma rule (str.lower has one)
         return text.lower() if "\u03a3" not in text else "".join(c.lower() for c in text)
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         out, new = [], []
         for ch, r in zip(text, offs):
             low = ch.lower()
@@ -127,10 +174,10 @@ class StripAccents(Normalizer):
 
     kind = "StripAccents"
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
         return "".join(c for c in text if not _is_mark(c))
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         keep = [(c, r) for c, r in zip(text, offs) if not _is_mark(c)]
         return "".join(c for c, _ in keep), [r for _, r in keep]
 
@@ -175,16 +222,20 @@ class BertNormalizer(Normalizer):
             ch = "".join(c.lower() for c in ch)
         return ch
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
         return "".join(map(self._char, text))
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         out, new = [], []
         for ch, r in zip(text, offs):
             s = self._char(ch)
             out.append(s)
             new.extend([r] * len(s))
         return "".join(out), new
+
+
+class _TooLong(Exception):
+    """Raised inside Replace's substitution to stop it at the limit."""
 
 
 @dataclass(frozen=True)
@@ -196,16 +247,50 @@ class Replace(Normalizer):
     def spec(self) -> dict:
         return {"type": "Replace", "pattern": {"Regex": self.pattern}, "content": self.content}
 
+    def describe(self) -> str:
+        shown = self.pattern if len(self.pattern) <= 40 else self.pattern[:40] + "…"
+        return f"Replace({shown!r} → {len(self.content):,} characters)"
+
     def _re(self):
-        return regex.compile(self.pattern)
+        """The pattern, compiled once; one not trusted (from an upload) runs under the text's time
+        budget (tokenizers/core/patterns.py)."""
+        c = self.__dict__.get("_compiled")
+        if c is None:
+            from tokenizers.core.patterns import compile_untrusted
 
-    def normalize(self, text: str) -> str:
-        return self._re().sub(lambda m: self.content, text)
+            c = compile_untrusted(self.pattern, "normalizer's Replace pattern")
+            object.__setattr__(self, "_compiled", c)
+        return c
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def __getstate__(self):
+        return {"pattern": self.pattern, "content": self.content}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def _normalize(self, text: str, limit: int) -> str:
+        content, grow = self.content, len(self.content)
+        size = len(text)
+
+        def one(m):  # counts the output as it is built, and stops it at the limit
+            nonlocal size
+            size += grow - (m.end() - m.start())
+            if size > limit:
+                raise _TooLong
+            return content
+
+        try:
+            return self._re().sub(one, text)
+        except _TooLong:
+            raise self.too_long(limit) from None
+
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
+        spans = [m.span() for m in self._re().finditer(text)]
+        if len(text) + sum(len(self.content) - (b - a) for a, b in spans) > limit:  # before building
+            raise self.too_long(limit)
         out, new, pos = [], [], 0
-        for m in self._re().finditer(text):
-            a, b = m.span()
+        for a, b in spans:
             out.append(text[pos:a])
             new.extend(offs[pos:a])
             out.append(self.content)
@@ -224,12 +309,16 @@ class Prepend(Normalizer):
     def spec(self) -> dict:
         return {"type": "Prepend", "prepend": self.prepend}
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
+        if text and len(self.prepend) + len(text) > limit:
+            raise self.too_long(limit)
         return self.prepend + text if text else text
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         if not text:
             return text, offs
+        if len(self.prepend) + len(text) > limit:
+            raise self.too_long(limit)
         at = offs[0][0]
         return self.prepend + text, [(at, at)] * len(self.prepend) + list(offs)
 
@@ -251,11 +340,11 @@ class Strip(Normalizer):
             b -= 1
         return a, b
 
-    def normalize(self, text: str) -> str:
+    def _normalize(self, text: str, limit: int) -> str:
         a, b = self._cut(text)
         return text[a:b]
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         a, b = self._cut(text)
         return text[a:b], offs[a:b]
 
@@ -265,14 +354,16 @@ class Sequence(Normalizer):
     normalizers: tuple
     kind = "Sequence"
 
-    def normalize(self, text: str) -> str:
+    # every step is held to the limit of the whole (which is of the input given to the Sequence), so
+    # steps that each grow the text a little cannot compound, and a refusal comes at the first step past it
+    def _normalize(self, text: str, limit: int) -> str:
         for n in self.normalizers:
-            text = n.normalize(text)
+            text = n.normalize(text, limit)
         return text
 
-    def normalize_aligned(self, text: str, offs: Offs) -> tuple[str, Offs]:
+    def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         for n in self.normalizers:
-            text, offs = n.normalize_aligned(text, offs)
+            text, offs = n.normalize_aligned(text, offs, limit)
         return text, offs
 
     def describe(self) -> str:
