@@ -1,0 +1,179 @@
+"""Two vocabularies compared by what their tokens spell.
+
+    >>> from tokenizers import vocab_diff
+    >>> d = vocab_diff("cl100k_base", "llama3")
+    >>> len(d.shared), len(d.only_a), len(d.only_b)
+    (100256, 0, 27744)
+
+Every token is read through the interface every backend has, `decode_single_token_bytes(id)`: the
+bytes it stands for. So GPT-2's byte-level `Ġthe`, SentencePiece's `▁the` and its `<0x0A>` byte piece,
+Tekken's and tokenizer.json's tokens all arrive as the bytes they stand for (b" the", b"\\n"), and two
+tokenizers share a token when some token of each spells the same bytes, whatever their ids.
+
+- Ordinary tokens are compared. Special and control tokens (`is_special`: <|endoftext|>, SentencePiece's
+  <s> and <unk>, Tekken's 1,000 reserved ids), the unknown token (`unk_id`) and unused slots
+  (`is_unused`: SentencePiece's unused pieces) are listed apart, in `specials`, and compared by nothing.
+- A token's **rank** is its position when the ordinary tokens are listed in id order (0 for the first).
+  In a tiktoken-format vocabulary ids are merge ranks, so this is the merge rank (Tekken: the id less its
+  1,000 reserved ids); in a SentencePiece BPE model it is the order of the pieces (bytes, then merges by
+  score, then single characters); for a tokenizer.json it is the order of its ids.
+- Two ids of one vocabulary can spell the same bytes (SentencePiece's byte piece <0x61> and its piece
+  "a"): the vocabulary's token for those bytes is the first in id order, as encode_single_token reads
+  it, and the others are counted in `duplicates`.
+
+`shared` is in the order of B's ranks, `only_a` of A's, `only_b` of B's. Each token is classified by
+`tokenizers.analysis.vocab_audit.token_kind` (script, digits, whitespace, code punctuation, partial UTF-8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from tokenizers.analysis.vocab_audit import KINDS, token_kind
+from tokenizers.core.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """One tokenizer's vocabulary normalised to bytes (see the module docstring)."""
+    name: str
+    title: str
+    ids: dict[bytes, int]                     # ordinary token bytes -> its id (the first with those bytes)
+    ranks: dict[bytes, int]                   # ordinary token bytes -> its rank
+    specials: tuple[tuple[int, bytes], ...]   # (id, bytes) of special, control, unknown and unused tokens
+    duplicates: int = 0                       # ordinary ids whose bytes an earlier id already spells
+    kinds: dict[bytes, str] = field(default_factory=dict, repr=False)  # token bytes -> token_kind
+
+    @property
+    def size(self) -> int:
+        """Distinct ordinary tokens."""
+        return len(self.ids)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the ordinary tokens with their ids and of the tokens listed apart: equal for two
+        loads of the same vocabulary, whatever their names (a cache key for a diff)."""
+        h = hashlib.sha256()
+        for b, i in self.ids.items():
+            h.update(i.to_bytes(8, "little") + len(b).to_bytes(4, "little") + b)
+        h.update(b"\xff" * 8)
+        for i, b in self.specials:
+            h.update(i.to_bytes(8, "little") + len(b).to_bytes(4, "little") + b)
+        return h.hexdigest()[:32]
+
+
+def vocabulary(tok: Tokenizer | str) -> Vocabulary:
+    """Read a tokenizer's (or registry name's) vocabulary through decode_single_token_bytes."""
+    if isinstance(tok, str):
+        from tokenizers.registry import get_tokenizer
+
+        tok = get_tokenizer(tok)
+    ids: dict[bytes, int] = {}
+    ranks: dict[bytes, int] = {}
+    apart: list[tuple[int, bytes]] = []
+    unk, rank, duplicates = tok.unk_id, 0, 0
+    special_ids = {i for i in tok.special_tokens.values()}
+    for i, _ in tok.iter_vocab():
+        b = tok.decode_single_token_bytes(i)
+        if i in special_ids or i == unk or tok.is_unused(i):
+            apart.append((i, b))
+            continue
+        if b in ids:
+            duplicates += 1
+        else:
+            ids[b] = i
+            ranks[b] = rank
+        rank += 1
+    kinds = {b: token_kind(b) for b in ids}
+    return Vocabulary(tok.name, tok.title or tok.name, ids, ranks, tuple(apart), duplicates, kinds)
+
+
+@dataclass(frozen=True)
+class RankShift:
+    token: bytes
+    rank_a: int
+    rank_b: int
+
+    @property
+    def shift(self) -> int:
+        """rank_b - rank_a: negative when B learned the token earlier (a more frequent merge)."""
+        return self.rank_b - self.rank_a
+
+
+@dataclass(frozen=True, eq=False)
+class VocabDiff:
+    """What two vocabularies share and what each has alone (module docstring: the rules)."""
+    a: Vocabulary
+    b: Vocabulary
+    shared: tuple[bytes, ...]   # in B's rank order
+    only_a: tuple[bytes, ...]   # in A's rank order: what B dropped
+    only_b: tuple[bytes, ...]   # in B's rank order: what B added
+
+    @property
+    def specials_a(self) -> tuple[tuple[int, bytes], ...]:
+        return self.a.specials
+
+    @property
+    def specials_b(self) -> tuple[tuple[int, bytes], ...]:
+        return self.b.specials
+
+    def ids(self, token: bytes) -> tuple[int | None, int | None]:
+        """(id in A, id in B) of a token; None on the side that does not have it."""
+        return self.a.ids.get(token), self.b.ids.get(token)
+
+    def ranks(self, token: bytes) -> tuple[int | None, int | None]:
+        return self.a.ranks.get(token), self.b.ranks.get(token)
+
+    @property
+    def share_of_a(self) -> float:
+        """The part of A's ordinary tokens that B has too (1.0: B contains A)."""
+        return len(self.shared) / self.a.size if self.a.size else 0.0
+
+    @property
+    def share_of_b(self) -> float:
+        return len(self.shared) / self.b.size if self.b.size else 0.0
+
+    def kind(self, token: bytes) -> str:
+        k = self.a.kinds.get(token) or self.b.kinds.get(token)
+        return k if k is not None else token_kind(token)
+
+    @cached_property
+    def by_kind(self) -> dict[str, dict[str, int]]:
+        """{kind: {"shared", "only_a", "only_b": counts}} for every kind of KINDS, in that order."""
+        out = {k: {"shared": 0, "only_a": 0, "only_b": 0} for k in KINDS}
+        for side, tokens, kinds in (("shared", self.shared, self.b.kinds), ("only_a", self.only_a, self.a.kinds),
+                                    ("only_b", self.only_b, self.b.kinds)):
+            for t in tokens:
+                out[kinds[t]][side] += 1
+        return out
+
+    def longest(self, side: str = "only_b", limit: int = 20) -> list[bytes]:
+        """The longest tokens (in bytes; ties in rank order) of `side`: "only_b" (added), "only_a"
+        (dropped) or "shared"."""
+        tokens = getattr(self, side)
+        return sorted(tokens, key=lambda t: -len(t))[:limit]
+
+    @cached_property
+    def rank_shifts(self) -> list[RankShift]:
+        """Every shared token with its two ranks, the largest moves first (ties in B's rank order)."""
+        ra, rb = self.a.ranks, self.b.ranks
+        shifts = [RankShift(t, ra[t], rb[t]) for t in self.shared]
+        shifts.sort(key=lambda s: -abs(s.shift))
+        return shifts
+
+
+def vocab_diff(a: Tokenizer | str | Vocabulary, b: Tokenizer | str | Vocabulary) -> VocabDiff:
+    """Compare two tokenizers (objects, registry names, or `vocabulary(...)` results) by the bytes their
+    ordinary tokens spell: B against A, so `only_b` is what B added and `only_a` what it dropped."""
+    va = a if isinstance(a, Vocabulary) else vocabulary(a)
+    vb = b if isinstance(b, Vocabulary) else vocabulary(b)
+    ra, rb = va.ranks, vb.ranks
+    shared = sorted(rb.keys() & ra.keys(), key=rb.__getitem__)
+    only_a = sorted(ra.keys() - rb.keys(), key=ra.__getitem__)
+    only_b = sorted(rb.keys() - ra.keys(), key=rb.__getitem__)
+    return VocabDiff(va, vb, tuple(shared), tuple(only_a), tuple(only_b))
+
+
+__all__ = ["KINDS", "RankShift", "VocabDiff", "Vocabulary", "token_kind", "vocab_diff", "vocabulary"]
