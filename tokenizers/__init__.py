@@ -18,8 +18,8 @@ The map (each subpackage's docstring says more):
                     which runs those stages around any model (a byte-level BPETokenizer too)
     classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
                     the five algorithms side by side
-    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit and
-                    search, characters and graphemes, sample texts
+    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit, diff
+                    and search, characters and graphemes, sample texts
     chat/           chat formats per vendor
     registry.py     the tokenizers the app offers by name
     jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
@@ -40,6 +40,7 @@ from tokenizers.core.patterns import PatternError
 from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
                                        UnknownTokenIdError, VocabularyMissingError)
 from tokenizers.registry import REGISTRY, Entry, available_tokenizers, default_tokenizers, get_tokenizer
+from tokenizers.analysis.vocab_diff import VocabDiff, vocab_diff
 
 # Module names from before the library had subpackages. Other code imports them, so each stays an
 # alias of the module that now holds it: `import tokenizers.bpe_io` gives tokenizers.bpe.io itself
@@ -89,4 +90,4 @@ def __getattr__(name: str):
 
 __all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
            "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
-           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file"]
+           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file", "VocabDiff", "vocab_diff"]
