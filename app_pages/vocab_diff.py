@@ -19,8 +19,8 @@ MAX_ROWS = 500   # rows of the table sent to the browser (the CSV has every matc
 SHOW_LABELS = {"added": "Added (only in B)", "dropped": "Dropped (only in A)", "shared": "Shared", "all": "All"}
 QUESTIONS = [  # (label, A, B, what to show): the questions the page answers at a glance
     ("What did GPT-4o add over GPT-4?", "cl100k_base", "o200k_base", "added"),
-    ("Does Llama 3's vocabulary contain GPT-4's?", "cl100k_base", "llama3", "dropped"),
-    ("How much of Mistral 7B's is in Llama 3's?", "mistral_sp", "llama3", "shared"),
+    ("Does Llama 3 contain GPT-4's tokens?", "cl100k_base", "llama3", "dropped"),
+    ("How much of Mistral 7B is in Llama 3?", "mistral_sp", "llama3", "shared"),
 ]
 
 
@@ -60,15 +60,16 @@ def answer(d: VocabDiff, ta: str, tb: str) -> str:
 
 
 st.title("Vocabulary diff")
-st.caption("Two vocabularies compared by what their tokens spell, as bytes: GPT-2's `Ġthe`, SentencePiece's "
-           "`▁the` and a tokenizer.json's `the` with a space before it are one token, ` the`; "
-           "SentencePiece's byte pieces `<0x0A>` are the byte. Special and control tokens are listed apart.")
+st.caption("Two vocabularies compared by what their tokens spell, as bytes: GPT-2's `Ġthe` and SentencePiece's "
+           "`▁the` are both the bytes `20 74 68 65` (a space, then *the*), a byte piece `<0x0A>` is the byte "
+           "`0A`. Special and control tokens are listed apart.")
 
 links.read("vocab_diff")
 
 q_cols = st.columns(len(QUESTIONS))
 for col, (label, a, b, show) in zip(q_cols, QUESTIONS):
-    col.button(label, key=f"{K}ask_{a}_{b}", on_click=ask, args=(a, b, show), width="stretch")
+    col.button(label, key=f"{K}ask_{a}_{b}", on_click=ask, args=(a, b, show), width="stretch",
+               help=f"A = {REGISTRY[a].title}, B = {REGISTRY[b].title}")
 
 names = all_tokenizer_names()
 st.session_state.setdefault(f"{K}a", "cl100k_base")
@@ -110,15 +111,15 @@ with left:
     st.subheader("Longest added tokens")
     rows = longest_rows(d, "only_b")
     if rows:
-        st.dataframe(rows, hide_index=True, key=f"{K}longest",
-                     column_order=["token", "kind", "bytes", "id B", "bytes_hex"])
+        st.dataframe(rows, hide_index=True, key=f"{K}longest", column_order=["token", "bytes", "kind", "id B"],
+                     column_config={"token": st.column_config.TextColumn(width="medium")})
     else:
         st.info(f"{tb} adds no token to {ta}.")
 with right:
     st.subheader("Largest rank shifts")
     rows = shift_rows(d)
     if rows and rows[0]["rank shift"]:
-        st.dataframe(rows, hide_index=True, key=f"{K}shifts")
+        st.dataframe(rows, hide_index=True, key=f"{K}shifts", column_order=["token", "rank A", "rank B", "rank shift"])
     else:
         st.info("Every shared token has the same rank in both.")
     st.caption("A token's rank is its position among the ordinary tokens in id order: the merge rank in a "
@@ -126,12 +127,12 @@ with right:
                "earlier.")
 
 st.subheader("Every token")
-f1, f2, f3 = st.columns([2, 1, 2])
 st.session_state.setdefault(f"{K}show", DIFF_SHOWS[0])
-show = f1.segmented_control("Show", DIFF_SHOWS, format_func=SHOW_LABELS.get, key=f"{K}show",
+show = st.segmented_control("Show", DIFF_SHOWS, format_func=SHOW_LABELS.get, key=f"{K}show",
                             persist_state=KEEP) or DIFF_SHOWS[0]
+f2, f3 = st.columns([1, 2])
 kind = f2.selectbox("Kind", ["all kinds", *KINDS], key=f"{K}kind", persist_state=KEEP)
-query = f3.text_input("Search", key=f"{K}q", persist_state=KEEP, max_chars=200,
+query = f3.text_input("Search the tokens", key=f"{K}q", persist_state=KEEP, max_chars=200,
                       placeholder="text (spaces count), an id, or hex bytes: E4 B8 AD",
                       help="The vocabulary search every page uses: a token id (of A or B), hex bytes, or text.")
 links.write("vocab_diff")

@@ -295,7 +295,7 @@ def vocab_diff_figure(by_kind: dict[str, dict[str, int]], title_a: str, title_b:
         fig.add_trace(go.Bar(name=names[side], y=kinds, x=[by_kind[k][side] for k in kinds], orientation="h",
                              marker_color=DIFF_COLORS[side],
                              hovertemplate="%{y}: %{x:,}<extra>" + names[side] + "</extra>"))
-    fig.update_layout(barmode="group", height=max(320, 46 * len(kinds) + 90), margin=dict(l=10, r=10, t=30, b=10),
+    fig.update_layout(barmode="group", height=max(300, 30 * len(kinds) + 100), margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", y=1.06, x=0), xaxis_title="tokens", bargap=0.25)
     fig.update_yaxes(autorange="reversed")
     return fig
