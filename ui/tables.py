@@ -278,7 +278,7 @@ def longest_rows(diff, side: str = "only_b", limit: int = 15) -> list[dict]:
 def shift_rows(diff, limit: int = 15) -> list[dict]:
     """Shared tokens whose rank moved most (vocab_diff.VocabDiff.rank_shifts)."""
     return [{"token": render_token(s.token), "bytes_hex": hexbytes(s.token), "rank A": s.rank_a, "rank B": s.rank_b,
-             "rank shift": s.shift} for s in diff.rank_shifts[:limit]]
+             "rank shift": s.shift} for s in diff.rank_shifts(limit)]
 
 
 def special_rows(specials) -> list[dict]:

@@ -28,8 +28,10 @@ tokenizers share a token when some token of each spells the same bytes, whatever
 from __future__ import annotations
 
 import hashlib
+import heapq
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from tokenizers.analysis.vocab_audit import KINDS, token_kind
 from tokenizers.core.tokenizer import Tokenizer
@@ -65,7 +67,8 @@ class Vocabulary:
 
 
 def vocabulary(tok: Tokenizer | str) -> Vocabulary:
-    """Read a tokenizer's (or registry name's) vocabulary through decode_single_token_bytes."""
+    """Read a tokenizer's (or registry name's) vocabulary: every id in use (`iter_vocab`, which gives
+    each id with its decode_single_token_bytes; tests/test_vocab_diff.py holds the two equal)."""
     if isinstance(tok, str):
         from tokenizers.registry import get_tokenizer
 
@@ -75,9 +78,9 @@ def vocabulary(tok: Tokenizer | str) -> Vocabulary:
     apart: list[tuple[int, bytes]] = []
     unk, rank, duplicates = tok.unk_id, 0, 0
     special_ids = {i for i in tok.special_tokens.values()}
-    for i, _ in tok.iter_vocab():
-        b = tok.decode_single_token_bytes(i)
-        if i in special_ids or i == unk or tok.is_unused(i):
+    is_unused = tok.is_unused
+    for i, b in tok.iter_vocab():
+        if i in special_ids or i == unk or is_unused(i):
             apart.append((i, b))
             continue
         if b in ids:
@@ -90,16 +93,13 @@ def vocabulary(tok: Tokenizer | str) -> Vocabulary:
     return Vocabulary(tok.name, tok.title or tok.name, ids, ranks, tuple(apart), duplicates, kinds)
 
 
-@dataclass(frozen=True)
-class RankShift:
+class RankShift(NamedTuple):
+    """A shared token's two ranks; `shift` is rank_b - rank_a: negative when B has it earlier (B's merge
+    of it came sooner, a more frequent pair in B's training text)."""
     token: bytes
     rank_a: int
     rank_b: int
-
-    @property
-    def shift(self) -> int:
-        """rank_b - rank_a: negative when B learned the token earlier (a more frequent merge)."""
-        return self.rank_b - self.rank_a
+    shift: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,13 +155,16 @@ class VocabDiff:
         tokens = getattr(self, side)
         return sorted(tokens, key=lambda t: -len(t))[:limit]
 
-    @cached_property
-    def rank_shifts(self) -> list[RankShift]:
-        """Every shared token with its two ranks, the largest moves first (ties in B's rank order)."""
+    def rank_shifts(self, limit: int | None = None) -> list[RankShift]:
+        """Shared tokens with their two ranks, the largest moves first (ties in B's rank order); the
+        first `limit` of them, or all."""
         ra, rb = self.a.ranks, self.b.ranks
-        shifts = [RankShift(t, ra[t], rb[t]) for t in self.shared]
-        shifts.sort(key=lambda s: -abs(s.shift))
-        return shifts
+        key = (lambda t: abs(rb[t] - ra[t]))
+        if limit is None:
+            top = sorted(self.shared, key=key, reverse=True)  # stable: ties stay in B's rank order
+        else:
+            top = heapq.nlargest(limit, self.shared, key=key)  # also stable among ties
+        return [RankShift(t, ra[t], rb[t], rb[t] - ra[t]) for t in top]
 
 
 def vocab_diff(a: Tokenizer | str | Vocabulary, b: Tokenizer | str | Vocabulary) -> VocabDiff:
@@ -169,11 +172,11 @@ def vocab_diff(a: Tokenizer | str | Vocabulary, b: Tokenizer | str | Vocabulary)
     ordinary tokens spell: B against A, so `only_b` is what B added and `only_a` what it dropped."""
     va = a if isinstance(a, Vocabulary) else vocabulary(a)
     vb = b if isinstance(b, Vocabulary) else vocabulary(b)
-    ra, rb = va.ranks, vb.ranks
-    shared = sorted(rb.keys() & ra.keys(), key=rb.__getitem__)
-    only_a = sorted(ra.keys() - rb.keys(), key=ra.__getitem__)
-    only_b = sorted(rb.keys() - ra.keys(), key=rb.__getitem__)
-    return VocabDiff(va, vb, tuple(shared), tuple(only_a), tuple(only_b))
+    ra, rb = va.ranks, vb.ranks  # each in its rank order (built in id order): no sorting needed
+    shared = tuple(t for t in rb if t in ra)
+    only_a = tuple(t for t in ra if t not in rb)
+    only_b = tuple(t for t in rb if t not in ra)
+    return VocabDiff(va, vb, shared, only_a, only_b)
 
 
 __all__ = ["KINDS", "RankShift", "VocabDiff", "Vocabulary", "token_kind", "vocab_diff", "vocabulary"]
