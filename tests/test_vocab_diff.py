@@ -172,6 +172,23 @@ def test_an_uploaded_tiktoken_and_a_trained_model():
     assert d2.a.name == "my_vocab.tiktoken" and isinstance(d2, VocabDiff)
 
 
+@pytest.mark.parametrize("fmt", ["tiktoken", "sentencepiece", "minbpe", "tokenizer.json", "vocab.txt"])
+def test_every_uploadable_format(fmt):
+    """A file of each format the app reads: the diff's vocabulary is the reference's set, specials apart."""
+    from upload_samples import GOOD
+
+    from tokenizers.user_files import load_user_file
+
+    filename, make = GOOD[fmt]
+    tok = load_user_file(filename, make(), **({"pattern": "GPT-4"} if fmt == "tiktoken" else {}))
+    v = vocabulary(tok)
+    assert set(v.ids) == set(ordinary_bytes(tok).values())
+    assert v.size + v.duplicates == len(ordinary_bytes(tok))
+    assert {i for i, _ in v.specials} == set(tok.special_tokens.values()) | ({tok.unk_id} - {None})
+    if fmt == "vocab.txt":  # WordPiece's ##s spells "s": pieces inside a word are compared by their characters
+        assert b"s" in v.ids and b"##s" not in v.ids and b"[UNK]" not in v.ids
+
+
 def test_hostile_tokens_are_plain_bytes():
     from payloads import PAYLOADS
 

@@ -288,8 +288,10 @@ def vocab_diff_figure(by_kind: dict[str, dict[str, int]], title_a: str, title_b:
     """Horizontal bars per kind of token (vocab_audit.KINDS, top to bottom): how many are shared, only in
     A (dropped) and only in B (added). Kinds with no token on any side are left out."""
     kinds = [k for k, c in by_kind.items() if any(c.values())]
-    names = {"shared": "shared", "only_a": f"only in A ({plotly_text(title_a)})",
-             "only_b": f"only in B ({plotly_text(title_b)})"}
+    def short(t: str) -> str:
+        return plotly_text(t if len(t) <= 32 else t[:31] + "…")
+
+    names = {"shared": "shared", "only_a": f"only in A ({short(title_a)})", "only_b": f"only in B ({short(title_b)})"}
     fig = go.Figure()
     for side in ("only_b", "only_a", "shared"):
         fig.add_trace(go.Bar(name=names[side], y=kinds, x=[by_kind[k][side] for k in kinds], orientation="h",

@@ -19,7 +19,8 @@ tokenizers share a token when some token of each spells the same bytes, whatever
   score, then single characters); for a tokenizer.json it is the order of its ids.
 - Two ids of one vocabulary can spell the same bytes (SentencePiece's byte piece <0x61> and its piece
   "a"): the vocabulary's token for those bytes is the first in id order, as encode_single_token reads
-  it, and the others are counted in `duplicates`.
+  it, and the others are counted in `duplicates`. WordPiece's `##ing` spells "ing", as its token bytes
+  say, so it is the same token as a word-initial "ing".
 
 `shared` is in the order of B's ranks, `only_a` of A's, `only_b` of B's. Each token is classified by
 `tokenizers.analysis.vocab_audit.token_kind` (script, digits, whitespace, code punctuation, partial UTF-8).
