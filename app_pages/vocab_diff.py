@@ -6,16 +6,18 @@ import streamlit as st
 
 from app_pages import links
 from app_pages.links import DIFF_SHOWS, KEEP
-from app_pages.shared import all_tokenizer_names, load_tokenizer, md_title, resolve, title_of
+from app_pages.shared import all_tokenizer_names, md_title, resolve, title_of
+from service.cache import BoundedStore
 from tokenizers import REGISTRY, Tokenizer, vocab_diff
 from tokenizers.analysis.vocab_audit import KINDS
-from tokenizers.analysis.vocab_diff import VocabDiff, Vocabulary, vocabulary
+from tokenizers.analysis.vocab_diff import VocabDiff, vocabulary
 from ui.export import vocab_diff_csv
 from ui.figures import vocab_diff_figure
 from ui.tables import diff_rows, diff_selection, longest_rows, shift_rows, special_rows
 
 K = "vdiff_"
 MAX_ROWS = 500   # rows of the table sent to the browser (the CSV has every match)
+DIFF_BUDGET = 1_000_000  # ordinary tokens of both sides, over the diffs kept: o200k_base vs llama3 is 328,000
 SHOW_LABELS = {"added": "Added (only in B)", "dropped": "Dropped (only in A)", "shared": "Shared", "all": "All"}
 QUESTIONS = [  # (label, A, B, what to show): the questions the page answers at a glance
     ("What did GPT-4o add over GPT-4?", "cl100k_base", "o200k_base", "added"),
@@ -24,27 +26,35 @@ QUESTIONS = [  # (label, A, B, what to show): the questions the page answers at 
 ]
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the vocabulary…")
-def registry_vocabulary(name: str) -> Vocabulary:
-    """Built once per server for everyone."""
-    return vocabulary(load_tokenizer(name))
+@st.cache_resource
+def diff_store() -> BoundedStore:
+    """The diffs this server keeps for every visitor, least recently used out first, within a budget of
+    tokens (o200k_base's vocabulary read for a diff is about 40 MB: benchmarks/vocab_diff_bench.py)."""
+    return BoundedStore(DIFF_BUDGET, 16)
 
 
-def vocabulary_of(name: str, tok: Tokenizer) -> Vocabulary:
-    """A registry vocabulary from the server's cache; a visitor's own is read once per visit (as Inside's
-    vocabulary browser does)."""
+def side(name: str, tok: Tokenizer):
+    """(a key naming a vocabulary's content, a function that reads it). A registry vocabulary is read
+    when its diff is made; a visitor's own once per visit (as Inside's vocabulary browser does) and
+    named by its fingerprint, so two uploads of one file share their diffs."""
     if name in REGISTRY:
-        return registry_vocabulary(name)
+        return ("registry", name), lambda: vocabulary(tok)
     own = st.session_state.setdefault(f"{K}own_vocab", {})
     if name not in own or own[name][0] is not tok:
         own[name] = (tok, vocabulary(tok))
-    return own[name][1]
+    v = own[name][1]
+    return ("own", v.fingerprint, v.name), lambda: v
 
 
-@st.cache_resource(max_entries=8, show_spinner="Comparing the vocabularies…")
-def cached_diff(key: tuple, _a: Vocabulary, _b: Vocabulary) -> VocabDiff:
-    """One diff per pair of vocabularies (by their content's fingerprint and names) for every visitor."""
-    return vocab_diff(_a, _b)
+def diff_of(name_a: str, tok_a: Tokenizer, name_b: str, tok_b: Tokenizer) -> VocabDiff:
+    (ka, read_a), (kb, read_b) = side(name_a, tok_a), side(name_b, tok_b)
+    store = diff_store()
+
+    def make() -> VocabDiff:
+        with st.spinner("Reading and comparing the two vocabularies…"):  # only when it is not kept
+            return vocab_diff(read_a(), read_b())
+
+    return store.get((ka, kb), make, lambda d: d.a.size + d.b.size)
 
 
 def ask(a: str, b: str, show: str) -> None:
@@ -82,8 +92,7 @@ tok_a, tok_b = resolve(name_a), resolve(name_b)
 if tok_a is None or tok_b is None:
     links.write("vocab_diff")
     st.stop()
-va, vb = vocabulary_of(name_a, tok_a), vocabulary_of(name_b, tok_b)
-d = cached_diff((va.fingerprint, vb.fingerprint, va.name, vb.name), va, vb)
+d = diff_of(name_a, tok_a, name_b, tok_b)
 ta, tb = md_title(name_a), md_title(name_b)
 
 m1, m2, m3, m4 = st.columns(4)
