@@ -50,7 +50,10 @@ def test_diff_is_set_arithmetic_over_decode_single_token_bytes(a, b):
         ia, ib = d.ids(t)
         assert ta.decode_single_token_bytes(ia) == t == tb.decode_single_token_bytes(ib)
         assert d.ranks(t) == (ranks_a[ia], ranks_b[ib])
-    assert [d.b.ranks[t] for t in d.only_b] == sorted(d.b.ranks[t] for t in d.only_b)  # in B's rank order
+    assert [d.b.rank(t) for t in d.only_b] == sorted(d.b.rank(t) for t in d.only_b)  # in B's rank order
+    assert [d.b.rank(t) for t in d.shared] == sorted(d.b.rank(t) for t in d.shared)
+    assert [d.a.rank(t) for t in d.only_a] == sorted(d.a.rank(t) for t in d.only_a)
+    assert d.a.ranks_of(d.shared[::37]) == [d.a.rank(t) for t in d.shared[::37]]
     assert sum(sum(c.values()) for c in d.by_kind.values()) == len(shared) + len(only_a) + len(only_b)
 
 
