@@ -75,6 +75,17 @@ def test_keeps_its_settings_and_its_link_reproduces_the_view():
     assert table(fresh).equals(shown)
 
 
+def test_a_link_followed_during_the_visit_wins_over_what_the_page_kept():
+    at = open_page(PAGE, TITLE)
+    rerun(at, vdiff_a="gpt2", vdiff_q="abc")
+    at.query_params.clear()
+    at.query_params.update({"a": "mistral_sp", "b": "llama3", "show": "shared"})
+    at.run()
+    assert not at.exception
+    assert (at.selectbox(key="vdiff_a").value, at.selectbox(key="vdiff_b").value) == ("mistral_sp", "llama3")
+    assert metrics(at)["Shared"] == "29,110" and at.session_state["vdiff_show"] == "shared"
+
+
 def test_a_bad_link_keeps_the_defaults():
     at = app_test(run=False)
     at.run()
