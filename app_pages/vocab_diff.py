@@ -121,7 +121,8 @@ with left:
     rows = longest_rows(d, "only_b")
     if rows:
         st.dataframe(rows, hide_index=True, key=f"{K}longest", column_order=["token", "bytes", "kind", "id B"],
-                     column_config={"token": st.column_config.TextColumn(width="medium")})
+                     column_config={"token": st.column_config.TextColumn(width="medium"),
+                                    "kind": st.column_config.TextColumn(width="small")})
     else:
         st.info(f"{tb} adds no token to {ta}.")
 with right:
