@@ -14,6 +14,7 @@ pg = st.navigation([
     st.Page("app_pages/languages.py", title="Languages", icon="🌐", url_path="languages"),
     st.Page("app_pages/sentencepiece_lab.py", title="SentencePiece Lab", icon="🧩", url_path="sentencepiece"),
     st.Page("app_pages/algorithms.py", title="Algorithms", icon="⚖️", url_path="algorithms"),
+    st.Page("app_pages/vocab_diff.py", title="Vocabulary diff", icon="🆚", url_path="vocab-diff"),
 ])
 
 with st.sidebar:

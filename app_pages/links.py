@@ -224,7 +224,25 @@ def _inside() -> Link:
     ), read_when="changed", needs="tokenizer")
 
 
-LINKS: dict[str, Callable[[], Link]] = {"compare": _compare, "compare_chat": _compare_chat, "inside": _inside}
+# Vocabulary diff's choices (the page draws them; the link names them)
+DIFF_SHOWS = ("added", "dropped", "shared", "all")
+
+
+def _vocab_diff() -> Link:
+    from tokenizers.analysis.vocab_audit import KINDS
+
+    k = "vdiff_"
+    return Link((
+        Setting("a", f"{k}a", Names(single=True)),
+        Setting("b", f"{k}b", Names(single=True)),
+        Setting("show", f"{k}show", Choice(DIFF_SHOWS), DIFF_SHOWS[0], write="changed"),
+        Setting("kind", f"{k}kind", Choice(("all kinds", *KINDS)), "all kinds", write="changed"),
+        Setting("q", f"{k}q", Text(200), "", write="changed"),
+    ), read_when="changed", needs="a")
+
+
+LINKS: dict[str, Callable[[], Link]] = {"compare": _compare, "compare_chat": _compare_chat, "inside": _inside,
+                                        "vocab_diff": _vocab_diff}
 
 
 def link(page: str) -> Link:

@@ -18,8 +18,8 @@ The map (each subpackage's docstring says more):
                     which runs those stages around any model (a byte-level BPETokenizer too)
     classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
                     the five algorithms side by side
-    analysis/       what is read off tokenizers: languages and parallel texts, vocabulary audit and
-                    search, characters and graphemes, sample texts
+    analysis/       what is read off tokenizers: languages and parallel texts, corpus metrics, vocabulary
+                    audit, diff and search, where a prompt ends, characters and graphemes, sample texts
     chat/           chat formats per vendor
     registry.py     the tokenizers the app offers by name
     jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
@@ -40,6 +40,7 @@ from tokenizers.bpe.model import BPETokenizer, TrainingError, TrainReport
 from tokenizers.core.patterns import PatternError
 from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
                                        UnknownTokenIdError, VocabularyMissingError)
+from tokenizers.analysis.vocab_diff import VocabDiff, vocab_diff
 from tokenizers.registry import REGISTRY, Entry, available_tokenizers, default_tokenizers, get_tokenizer
 
 # Module names from before the library had subpackages. Other code imports them, so each stays an
@@ -89,5 +90,6 @@ def __getattr__(name: str):
 
 
 __all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
-           "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError", "VocabularyMissingError",
-           "available_tokenizers", "default_tokenizers", "get_tokenizer", "load_user_file", "token_healing"]
+           "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError",
+           "VocabDiff", "VocabularyMissingError", "available_tokenizers", "default_tokenizers", "get_tokenizer",
+           "load_user_file", "token_healing", "vocab_diff"]

@@ -72,3 +72,25 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
     for name, toks in results.items():
         w.writerows(zip(repeat(name), *_columns(toks)))
     return buf.getvalue()
+
+
+def vocab_diff_csv(diff, selection) -> str:
+    """A vocabulary diff's tokens as CSV, one row per (status, token bytes) of `selection`
+    (ui.tables.diff_selection), with the columns of the page's table (ui.tables.diff_row): the token's
+    text, its exact bytes in hex, where it is, its kind, ids and ranks."""
+    import csv
+    import io
+
+    from .tables import diff_row
+
+    buf = io.StringIO()
+    w = None
+    for status, t in selection:
+        row = diff_row(diff, status, t)
+        if w is None:
+            w = csv.DictWriter(buf, fieldnames=list(row))
+            w.writeheader()
+        w.writerow(row)
+    if w is None:
+        buf.write("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift\n")
+    return buf.getvalue()

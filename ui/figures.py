@@ -278,3 +278,26 @@ def length_curve_figure(curves: dict[str, list[tuple[int, int]]], titles: dict[s
                      **(dict(tickvals=list(ticks), ticktext=[f"{t:,}" for t in ticks]) if ticks else {}))
     fig.update_yaxes(title_text="tokens for the held-out text", rangemode="tozero", gridcolor="#e5e7eb")
     return fig
+
+
+# -- the vocabulary diff ---------------------------------------------------------------------------------
+DIFF_COLORS = {"shared": "#9ca3af", "only_a": "#dc2626", "only_b": "#2563eb"}
+
+
+def vocab_diff_figure(by_kind: dict[str, dict[str, int]], title_a: str, title_b: str) -> go.Figure:
+    """Horizontal bars per kind of token (vocab_audit.KINDS, top to bottom): how many are shared, only in
+    A (dropped) and only in B (added). Kinds with no token on any side are left out."""
+    kinds = [k for k, c in by_kind.items() if any(c.values())]
+    def short(t: str) -> str:
+        return plotly_text(t if len(t) <= 32 else t[:31] + "…")
+
+    names = {"shared": "shared", "only_a": f"only in A ({short(title_a)})", "only_b": f"only in B ({short(title_b)})"}
+    fig = go.Figure()
+    for side in ("only_b", "only_a", "shared"):
+        fig.add_trace(go.Bar(name=names[side], y=kinds, x=[by_kind[k][side] for k in kinds], orientation="h",
+                             marker_color=DIFF_COLORS[side],
+                             hovertemplate="%{y}: %{x:,}<extra>" + names[side] + "</extra>"))
+    fig.update_layout(barmode="group", height=max(300, 30 * len(kinds) + 100), margin=dict(l=10, r=10, t=30, b=10),
+                      legend=dict(orientation="h", y=1.06, x=0), xaxis_title="tokens", bargap=0.25)
+    fig.update_yaxes(autorange="reversed")
+    return fig

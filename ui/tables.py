@@ -225,3 +225,62 @@ def candidate_rows(tok, candidates, chosen: tuple[int, int] | None, *, by: str) 
              "right": token_label(tok, c.pair[1]), "count": c.count, "count(left)": c.left_count,
              "count(right)": c.right_count, "WordPiece score": c.score("wordpiece"),
              "rank by " + by: k + 1} for k, c in enumerate(candidates)]
+
+
+# -- the vocabulary diff (tokenizers/analysis/vocab_diff.py) -------------------------------------------
+DIFF_STATUS = {"added": "only in B", "dropped": "only in A", "shared": "shared"}
+
+
+def diff_selection(diff, show: str, kind: str = "all kinds", query: str = ""):
+    """(status, token bytes) of the diff's tokens that `show` ("added", "dropped", "shared" or "all"),
+    `kind` (one of vocab_audit.KINDS, or "all kinds") and `query` (the one vocabulary search: by either
+    id, text or hex bytes) keep, in the diff's order."""
+    q = VocabQuery.parse(query)
+    sides = [("added", diff.only_b), ("dropped", diff.only_a), ("shared", diff.shared)]
+    for status, tokens in sides:
+        if show not in ("all", status):
+            continue
+        for t in tokens:
+            if kind != "all kinds" and diff.kind(t) != kind:
+                continue
+            if q.text:
+                ia, ib = diff.ids(t)
+                if not (q.matches(-1 if ia is None else ia, t) or (ib is not None and q.token_id == ib)):
+                    continue
+            yield status, t
+
+
+def diff_row(diff, status: str, t: bytes) -> dict:
+    """One token of a diff for the table and the CSV: its text (whitespace marked, bytes that are not
+    UTF-8 as \\xNN), its bytes in hex, where it is, its kind, and its ids and ranks on each side."""
+    (ia, ib), (ra, rb) = diff.ids(t), diff.ranks(t)
+    return {"token": render_token(t), "bytes_hex": hexbytes(t), "status": DIFF_STATUS[status], "kind": diff.kind(t),
+            "bytes": len(t), "id A": ia, "id B": ib, "rank A": ra, "rank B": rb,
+            "rank shift": None if ra is None or rb is None else rb - ra}
+
+
+def diff_rows(diff, show: str, kind: str = "all kinds", query: str = "", limit: int = 500) -> tuple[list[dict], int]:
+    """(the first `limit` rows of diff_selection, how many tokens it keeps)."""
+    rows, matched = [], 0
+    for status, t in diff_selection(diff, show, kind, query):
+        matched += 1
+        if len(rows) < limit:
+            rows.append(diff_row(diff, status, t))
+    return rows, matched
+
+
+def longest_rows(diff, side: str = "only_b", limit: int = 15) -> list[dict]:
+    """The longest tokens only one side has (vocab_diff.VocabDiff.longest)."""
+    status = {"only_b": "added", "only_a": "dropped", "shared": "shared"}[side]
+    return [diff_row(diff, status, t) for t in diff.longest(side, limit)]
+
+
+def shift_rows(diff, limit: int = 15) -> list[dict]:
+    """Shared tokens whose rank moved most (vocab_diff.VocabDiff.rank_shifts)."""
+    return [{"token": render_token(s.token), "bytes_hex": hexbytes(s.token), "rank A": s.rank_a, "rank B": s.rank_b,
+             "rank shift": s.shift} for s in diff.rank_shifts(limit)]
+
+
+def special_rows(specials) -> list[dict]:
+    """Tokens a diff lists apart (special, control, unknown, unused): id, text, bytes."""
+    return [{"id": i, "token": render_token(b), "bytes_hex": hexbytes(b)} for i, b in specials]

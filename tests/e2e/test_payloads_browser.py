@@ -791,6 +791,29 @@ def test_algorithms_corpus_and_text(watch):
 # ====================================================================================================
 # the table for the closing note (runs last: pytest keeps the file's order)
 # ====================================================================================================
+def test_vocab_diff_of_a_payload_vocabulary(watch):
+    """The payload .tiktoken (each payload one token, the file named with one) loaded on Compare, then
+    the Vocabulary diff page on it: the page's answer, tables and search show its tokens only as text."""
+    w = watch()
+    w.goto("", text="hello", tokenizers="gpt2")
+    w.page.get_by_text("Load your own tokenizer file").click()
+    upload(w.page, 0, [(UPLOAD_NAME, tiktoken_file())], mime="application/octet-stream")
+    w.page.get_by_label(PATTERN_LABEL, exact=True).wait_for(timeout=TIMEOUT)
+    w.settle()
+    w.page.get_by_role("button", name="Load", exact=True).click()
+    wait_text(w.page, "Loaded")
+    w.settle()
+    go_to(w.page, "vocab-diff")
+    choose(w.page, "B (to)", "onerror_window")
+    w.settle()
+    got = w.assert_clean("Vocabulary diff: a payload vocabulary as B (name, tokens)", len(PAYLOADS) + 1)
+    assert "onerror_window.__pwned_1" in got["text"]
+    fill(w.page, "Search the tokens", EVIL, commit="Enter")
+    w.settle()
+    w.assert_clean("Vocabulary diff: search of the payload tokens", len(PAYLOADS))
+    screenshot(w.page, "payloads-vocab-diff")
+
+
 def test_zz_write_the_table():
     if not TABLE:
         pytest.skip("no drive ran (selected away)")

@@ -22,6 +22,9 @@ The rules, for every ordinary (non-special) token t:
   are only ever produced after other text, so they are listed as `not_checked` instead.
 - all_digit: the token's bytes are one or more ASCII digits 0-9.
 
+`token_kind(bytes)` sorts any token into one of `KINDS` by what it spells (its script, or digits,
+whitespace, code punctuation, or bytes that are not UTF-8 alone); the vocabulary diff summarises by it.
+
 A GPT-2-era vocabulary was learned before the models were trained, on different text; tokens the
 model then hardly saw keep barely-trained embeddings ("glitch tokens"). `GPT2_GLITCH_TOKENS` lists
 published examples; `unused_long_tokens` finds long tokens a given corpus never uses.
@@ -32,6 +35,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
+
+import regex
 
 from tokenizers.core.tokenizer import Tokenizer
 
@@ -189,3 +194,69 @@ def unused_long_tokens(tok: Tokenizer, texts: Iterable[str], limit: int = 50, *,
         rows.append((-len(text), i))
     rows.sort()
     return [i for _, i in rows[:limit]]
+
+
+# -- what a token spells: one classifier -------------------------------------------------------------
+# Scripts by Unicode's Script property (the `regex` module's \p{Script=…}); CJK is Han with the Japanese
+# kana and Bopomofo. Characters of the Common and Inherited scripts (digits, punctuation, spaces, emoji,
+# combining marks) are neutral: they go with the letters beside them.
+SCRIPT_GROUPS = {
+    "Latin": r"\p{Script=Latin}",
+    "CJK": r"[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Bopomofo}]",
+    "Hangul": r"\p{Script=Hangul}",
+    "Cyrillic": r"\p{Script=Cyrillic}",
+    "Greek": r"\p{Script=Greek}",
+    "Arabic": r"\p{Script=Arabic}",
+    "Devanagari": r"\p{Script=Devanagari}",
+}
+KINDS = (*SCRIPT_GROUPS, "other scripts", "mixed scripts", "digits", "whitespace", "code punctuation",
+         "symbols & other", "partial UTF-8")
+_GROUPS = [(name, regex.compile(p)) for name, p in SCRIPT_GROUPS.items()]
+_NEUTRAL = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}\p{Script=Unknown}]")
+_CODE_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_char_groups: dict[str, str] = {}
+
+
+def char_script(ch: str) -> str:
+    """The script group of one character: a name of SCRIPT_GROUPS, "other scripts", or "" for a
+    character of no script (Common or Inherited: digits, punctuation, spaces, emoji, combining marks)."""
+    g = _char_groups.get(ch)
+    if g is None:
+        if _NEUTRAL.match(ch):
+            g = ""
+        else:
+            g = next((name for name, r in _GROUPS if r.match(ch)), "other scripts")
+        _char_groups[ch] = g
+    return g
+
+
+def token_kind(data: bytes) -> str:
+    """Which of KINDS a token's bytes are, the first rule that holds:
+
+    - "partial UTF-8": the bytes are not valid UTF-8 on their own (the audit's partial_utf8 rule);
+    - "whitespace": only whitespace (a run of spaces, newlines, tabs);
+    - a script group: every character that has a script (not Common or Inherited) is of that group
+      (" the", "x2", "l'été" are Latin; "中文" CJK); "mixed scripts" when two groups meet;
+    - "digits": ASCII digits 0-9, with whitespace around them or not (" 2024");
+    - "code punctuation": ASCII punctuation, with whitespace or not ("();", " =>", "{\\n");
+    - "symbols & other": anything else (emoji, "—", "。", "3.14", "", the empty token).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "partial UTF-8"
+    core = text.strip()
+    if text and not core:
+        return "whitespace"
+    if core.isascii():  # the common case without a table: ASCII letters are Latin
+        if any(c.isalpha() for c in core):
+            return "Latin"
+        if core.isdigit():
+            return "digits"
+        if core and all(c in _CODE_PUNCT for c in "".join(core.split())):
+            return "code punctuation"
+        return "symbols & other"
+    groups = {char_script(c) for c in core} - {""}
+    if len(groups) == 1:
+        return groups.pop()
+    return "mixed scripts" if groups else "symbols & other"

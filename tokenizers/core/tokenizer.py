@@ -321,6 +321,11 @@ class Tokenizer(ABC):
     def is_byte_fallback(self, token_id: int) -> bool:
         return False
 
+    def is_unused(self, token_id: int) -> bool:
+        """A slot the vocabulary reserves that stands for no text and that encoding never produces
+        (SentencePiece's unused pieces). Special tokens and the unknown token are not unused."""
+        return False
+
     def piece_of(self, token_id: int) -> str:
         """The vocabulary's own spelling of a token, where it has one (SentencePiece); else ''."""
         return ""

@@ -117,6 +117,10 @@ class SentencePieceTokenizer(Tokenizer):
     def is_byte_fallback(self, token_id: int) -> bool:
         return token_id in self._byte
 
+    def is_unused(self, token_id: int) -> bool:
+        """An unused piece (a reserved slot; SentencePiece never produces it)."""
+        return self.piece_type(token_id) == "unused"
+
     def piece_of(self, token_id: int) -> str:
         return self._pieces[token_id]
 
