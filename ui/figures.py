@@ -140,6 +140,30 @@ def grouped_bars(table, metric_title: str, *, reference_line: float | None = Non
     return fig
 
 
+def metric_panels(frame, panels: dict[str, str], *, columns: int = 4) -> go.Figure:
+    """One small bar chart per metric: `frame` is tokenizers x metrics (index = the names shown),
+    `panels` maps a column to its panel title. One color per tokenizer, the same in every panel, named
+    once in the legend."""
+    from plotly.colors import qualitative
+
+    cols = [c for c in panels if c in frame.columns]
+    rows = max(1, -(-len(cols) // columns))
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[plotly_text(panels[c]) for c in cols],
+                        horizontal_spacing=0.06, vertical_spacing=0.18)
+    palette = qualitative.Plotly
+    for k, name in enumerate(frame.index):
+        label = plotly_text(str(name))
+        for j, col in enumerate(cols):
+            fig.add_trace(go.Bar(x=[label], y=[frame.loc[name, col]], name=label, legendgroup=label,
+                                 showlegend=j == 0, marker_color=palette[k % len(palette)],
+                                 hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+                          row=j // columns + 1, col=j % columns + 1)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(height=250 * rows + 60, margin=dict(l=10, r=10, t=60, b=10), barmode="group",
+                      legend=dict(orientation="h", y=1.08 + 0.04 * (rows == 1)), bargap=0.15)
+    return fig
+
+
 def table_heatmap(table, metric_title: str, *, fmt: str = ".2f") -> go.Figure:
     """A languages x tokenizers frame as an annotated heatmap (rows top to bottom in frame order)."""
     fig = go.Figure(go.Heatmap(z=table.values, x=[plotly_text(str(c)) for c in table.columns],
