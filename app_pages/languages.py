@@ -17,7 +17,7 @@ from tokenizers.analysis.metrics import CorpusCounts, language_counts, language_
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 from ui.explain import METRIC_NOTES
 from ui.export import frame_csv
-from ui.figures import grouped_bars, metric_panels, table_heatmap
+from ui.figures import SERIES_COLORS, grouped_bars, metric_panels, table_heatmap
 from ui.formatting import escape_markdown
 from service import uploads
 
@@ -83,7 +83,11 @@ def draw_metrics(counts: Counts, labels: dict[str, str], reference: str, key: st
     total = metrics_frame(overall(counts)).rename(index=titles)
     st.markdown(f"**All {len(next(iter(counts.values())))} texts together**, each encoded on its own")
     st.plotly_chart(metric_panels(total, {c: notes[c] for c in total.columns if c != "words"}), key=f"{key}_panels")
-    st.dataframe(total.round(4), key=f"{key}_mtable")
+    short = {"continued_words": "continued", "bytes_per_token": "bytes/token", "chars_per_token": "chars/token",
+             "fallback_rate": "fallback", "renyi_efficiency": "Rényi eff."}
+    st.dataframe(total.round(4), key=f"{key}_mtable", column_config={
+        c: st.column_config.NumberColumn(short.get(c, c), help=text) for c, _, text, _ in METRIC_NOTES
+        if c in total.columns})
     st.download_button("Download these figures (CSV)", frame_csv(total), file_name, "text/csv", key=f"{key}_mcsv")
 
     by_lang = language_metrics(counts, reference=reference)
@@ -94,8 +98,8 @@ def draw_metrics(counts: Counts, labels: dict[str, str], reference: str, key: st
     wide = by_lang[metric].unstack("tokenizer")
     wide = wide.loc[list(next(iter(counts.values()))), list(counts)].rename(columns=titles)
     wide.index = [labels.get(i, i) for i in wide.index]
-    st.plotly_chart(grouped_bars(wide, notes[metric], reference_line=1.0 if metric == "premium" else None),
-                    key=f"{key}_lbars")
+    st.plotly_chart(grouped_bars(wide, notes[metric], reference_line=1.0 if metric == "premium" else None,
+                                 colors=SERIES_COLORS), key=f"{key}_lbars")
     with st.expander("Every metric by language and tokenizer"):
         st.dataframe(by_lang.rename(index=titles, level="tokenizer").round(4), key=f"{key}_ltable")
         st.download_button("Download (CSV)", frame_csv(by_lang), file_name.replace(".csv", "_by_language.csv"),
@@ -130,7 +134,9 @@ def reference_picker(codes: list[str], default: str, labels: dict[str, str], key
 st.title("Languages & code")
 st.caption("The same message costs a different number of tokens in every language and every tokenizer. The "
            "*token premium* is a language's token count divided by the reference language's count on a text "
-           "that says the same thing: 2.0 means twice the price, half the context and twice the steps.")
+           "that says the same thing: 2.0 means twice the price, half the context and twice the steps. *Corpus "
+           "metrics* measure each tokenizer on the same texts: fertility, continued words, bytes per token, byte "
+           "fallback and Rényi efficiency.")
 # the four defaults and GPT-4o's (the contrast with GPT-4 is the point of the page); every other
 # tokenizer is one click away (loading all thirteen on a first visit took 4-10 s)
 st.session_state.setdefault(f"{K}tokenizers", [*default_tokenizers(), "o200k_base"])

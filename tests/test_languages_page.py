@@ -119,3 +119,15 @@ def test_corpus_metrics_of_an_upload_and_hostile_files():
     at.segmented_control(key=f"{L}view").set_value("Token premium")
     rerun(at)
     assert any("fewer than two languages" in e.value for e in at.error)
+
+
+def test_the_measure_is_kept_across_pages_and_read_from_the_link():
+    from conftest import app_test, goto
+
+    at = app_test("languages", query={"languages_view": "Corpus metrics"}, timeout=180)
+    assert not at.exception and at.segmented_control(key=f"{L}view").value == "Corpus metrics"
+    assert "fertility" in at.dataframe[0].value.columns
+    goto(at, "algorithms")
+    goto(at, "languages")
+    assert not at.exception and at.segmented_control(key=f"{L}view").value == "Corpus metrics"
+    assert "fertility" in at.dataframe[0].value.columns

@@ -29,8 +29,8 @@ METRIC_NOTES = [
     ("tokens", "Tokens",
      "What the texts cost: every language's text encoded on its own, special-token strings as text.", ""),
     ("fertility", "Fertility",
-     "Tokens per word, words being what `str.split()` gives. 1.0 is a token per word; higher means words are cut "
-     "into more pieces.", "Rust et al. 2021, *How Good is Your Tokenizer?* (ACL)"),
+     "Tokens per word, words being what `str.split()` gives: 1.0 is a token per word. Chinese, Japanese and Thai "
+     "put no spaces between words, so compare tokenizers within such a language, not languages.", "Rust et al. 2021, *How Good is Your Tokenizer?* (ACL)"),
     ("continued_words", "Continued words",
      "Share of words cut into two or more tokens. A token touches a word when they share a character; a leading "
      "space (GPT-2's ' word') is not part of the word.", "Rust et al. 2021 (proportion of continued words)"),
