@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import TRICKY_TEXTS
 from tokenizers import CorpusCounts, Tokenizer, available_tokenizers, corpus_metrics, get_tokenizer
+from tokenizers.analysis import metrics
 from tokenizers.analysis.metrics import COLUMNS, count_corpus, count_text, metrics_frame, renyi_efficiency
 from tokenizers.analysis.parallel import language_texts
 
@@ -47,14 +48,23 @@ def slow_counts(tok: Tokenizer, text: str) -> dict:
 
 
 @pytest.mark.parametrize("name", available_tokenizers())
-def test_counts_equal_a_plain_loop(name):
+def test_counts_equal_a_plain_loop(name, monkeypatch):
     tok = get_tokenizer(name)
+    total = dict.fromkeys(["tokens", "words", "continued_words", "bytes", "chars", "fallback", "unknown"], 0)
     for text in TEXTS:
         c, want = count_text(tok, text), slow_counts(tok, text)
         assert want["words"] == want["split"], text  # the loop's words are text.split()'s
         got = {k: getattr(c, k) for k in want if k != "split"}
         assert got == {k: v for k, v in want.items() if k != "split"}, (name, text)
         assert sum(c.token_counts.values()) == c.tokens and c.vocab_size == tok.n_vocab
+        total = {k: v + want[k] for k, v in total.items()}
+    # count_corpus counts texts in batches, joined: no word runs from one text into the next ("x" "y")
+    texts = [*TEXTS, "x", "y", "👍", "👍"]
+    total = {k: v + sum(slow_counts(tok, t)[k] for t in texts[len(TEXTS):]) for k, v in total.items()}
+    for batch in (4096, 3, 1):
+        monkeypatch.setattr(metrics, "BATCH_TEXTS", batch)
+        c = count_corpus(tok, texts)
+        assert {k: getattr(c, k) for k in total} == total and c.texts == len(texts), batch
 
 
 # -- hand-worked vectors ----------------------------------------------------------------------------------
