@@ -4,6 +4,8 @@ bytes per token, byte fallback, Rényi efficiency) of each tokenizer on the same
 count (tokenizers.analysis.metrics.language_counts)."""
 
 import time
+from collections import Counter
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -13,7 +15,8 @@ from app_pages.links import KEEP
 from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, premium_frame
-from tokenizers.analysis.metrics import CorpusCounts, language_counts, language_metrics, metrics_frame, overall
+from tokenizers.analysis.metrics import (CorpusCounts, language_counts, language_metrics, metrics_frame, overall,
+                                         with_premium)
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 from ui.explain import METRIC_NOTES
 from ui.export import frame_csv
@@ -27,23 +30,43 @@ METRICS = {"Token premium (÷ reference)": "premium", "Tokens": "tokens", "Chara
 TABS = ["Parallel text", "Programs", "Your corpus"]
 VIEWS = ["Token premium", "Corpus metrics"]
 Counts = dict[str, dict[str, CorpusCounts]]  # {tokenizer key: {language: counts}}
+# what a tab keeps of one count: the counts without their per-token tallies (tokens, characters and
+# bytes, for the premium), the metrics of all languages together per tokenizer, and the metrics per
+# (tokenizer, language) without the premium, which follows the reference picked (with_premium)
+Measured = tuple[Counts, pd.DataFrame, pd.DataFrame]
+
+
+def measure(counts: Counts) -> Measured:
+    """What the views need of a count, without keeping a tally per token id per language (an upload's
+    would be hundreds of thousands of entries a tokenizer, held in the visitor's session)."""
+    slim = {n: {lang: replace(c, token_counts=Counter()) for lang, c in by_lang.items()}
+            for n, by_lang in counts.items()}
+    return slim, metrics_frame(overall(counts)), language_metrics(counts)
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting tokens…")
-def registry_counts(texts: tuple[tuple[str, str], ...], names: tuple[str, ...]) -> Counts:
-    return language_counts(dict(texts), list(names))
+def registry_measured(texts: tuple[tuple[str, str], ...], names: tuple[str, ...]) -> Measured:
+    return measure(language_counts(dict(texts), list(names)))
 
 
-def count(texts: dict[str, str], toks: dict[str, Tokenizer], progress=None) -> Counts:
+def count(texts: dict[str, str], toks: dict[str, Tokenizer], progress=None) -> Measured:
     """The one count behind both views, keyed by the page's names for the tokenizers (a Tokenizer's
     own .name may differ). Cached for registry tokenizers; a visitor's own are counted on each run."""
     if progress is None and all(n in REGISTRY for n in toks):
-        return registry_counts(tuple(texts.items()), tuple(toks))
+        return registry_measured(tuple(texts.items()), tuple(toks))
     out, step = {}, len(texts)
     for k, (n, t) in enumerate(toks.items()):
         out[n] = language_counts(texts, [t], progress=None if progress is None else
                                  lambda d, _, k=k: progress(k * step + d, step * len(toks)))[t.name]
-    return out
+    return measure(out)
+
+
+def unique_titles(names) -> dict[str, str]:
+    """Each tokenizer's title, with its name added where two titles are the same (an uploaded file may
+    call itself GPT-2)."""
+    titles = {n: title_of(n) for n in names}
+    seen = Counter(titles.values())
+    return {n: t if seen[t] == 1 else f"{t} ({n})" for n, t in titles.items()}
 
 
 def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: str, about: pd.DataFrame | None = None,
@@ -75,12 +98,13 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
                        key=f"{key}_csv")
 
 
-def draw_metrics(counts: Counts, labels: dict[str, str], reference: str, key: str, file_name: str) -> None:
+def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key: str, file_name: str) -> None:
     """The corpus metrics: a panel per metric for all languages together, the table and its CSV, one
     metric by language, and what each metric means."""
-    titles = {n: title_of(n) for n in counts}
+    counts, total, by_lang = measured
+    titles = unique_titles(counts)
     notes = {c: label for c, label, _, _ in METRIC_NOTES}
-    total = metrics_frame(overall(counts)).rename(index=titles)
+    total = total.rename(index=titles)
     st.markdown(f"**All {len(next(iter(counts.values())))} texts together**, each encoded on its own")
     st.plotly_chart(metric_panels(total, {c: notes[c] for c in total.columns if c != "words"}), key=f"{key}_panels")
     short = {"continued_words": "continued", "bytes_per_token": "bytes/token", "chars_per_token": "chars/token",
@@ -90,7 +114,7 @@ def draw_metrics(counts: Counts, labels: dict[str, str], reference: str, key: st
         if c in total.columns})
     st.download_button("Download these figures (CSV)", frame_csv(total), file_name, "text/csv", key=f"{key}_mcsv")
 
-    by_lang = language_metrics(counts, reference=reference)
+    by_lang = with_premium(by_lang, reference)
     choices = [c for c in notes if c in by_lang.columns]
     if st.session_state.get(f"{key}_lmetric") not in choices:
         st.session_state[f"{key}_lmetric"] = "fertility"
@@ -109,14 +133,14 @@ def draw_metrics(counts: Counts, labels: dict[str, str], reference: str, key: st
                                for _, label, text, src in METRIC_NOTES))
 
 
-def draw(view: str, counts: Counts, labels: dict[str, str], reference: str, key: str, about: pd.DataFrame | None,
-         stem: str) -> None:
+def draw(view: str, measured: Measured, labels: dict[str, str], reference: str, key: str,
+         about: pd.DataFrame | None, stem: str) -> None:
     """One tab's results in the chosen view, or a clear message when its reference has no tokens."""
     if view == VIEWS[1]:
-        draw_metrics(counts, labels, reference, key, f"corpus_metrics_{stem}.csv")
+        draw_metrics(measured, labels, reference, key, f"corpus_metrics_{stem}.csv")
         return
     try:
-        df = premium_frame(counts, reference)
+        df = premium_frame(measured[0], reference)
     except ValueError as e:  # the reference text has no tokens
         st.error(escape_markdown(str(e)))
         return
@@ -166,11 +190,11 @@ with tabs[0]:
         about = pd.DataFrame({"name": {c: lang.name for c, lang in LANGUAGES.items()},
                               "script": {c: lang.script for c, lang in LANGUAGES.items()}}).rename_axis("language")
         try:
-            counts = count(language_texts(), toks)
+            measured = count(language_texts(), toks)
         except TOKENIZE_ERRORS as e:  # an uploaded split pattern that runs out of time
             st.error(escape_markdown(str(e)))
             st.stop()
-        draw(view, counts, {c: lang.name for c, lang in LANGUAGES.items()}, ref, f"{K}langs", about, "languages")
+        draw(view, measured, {c: lang.name for c, lang in LANGUAGES.items()}, ref, f"{K}langs", about, "languages")
         with st.expander("The parallel text"):
             st.dataframe(pd.DataFrame([{"code": c, "language": lang.name, "script": lang.script,
                                         **{f"sentence {k + 1}": s for k, s in enumerate(lang.sentences)}}
@@ -186,11 +210,11 @@ with tabs[1]:
         labels = {c: p.name for c, p in PROGRAMS.items()}
         ref = reference_picker(list(PROGRAMS), "python", labels, f"{K}code_ref")
         try:
-            counts = count(program_texts(), toks)
+            measured = count(program_texts(), toks)
         except TOKENIZE_ERRORS as e:
             st.error(escape_markdown(str(e)))
             st.stop()
-        draw(view, counts, labels, ref, f"{K}code", None, "code")
+        draw(view, measured, labels, ref, f"{K}code", None, "code")
         with st.expander("The programs"):
             shown = st.selectbox("Program", list(PROGRAMS), format_func=labels.get, key=f"{K}code_show",
                                  persist_state=KEEP)
@@ -234,11 +258,11 @@ with tabs[2]:
                                                      f"{time.perf_counter() - start:.1f} s")
 
                     try:
-                        counts = count(texts, toks, progress)
+                        measured = count(texts, toks, progress)
                     except TOKENIZE_ERRORS as e:
                         st.error(escape_markdown(str(e)))
                         st.stop()
                     bar.progress(1.0, text=f"Done: {len(codes)} languages × {len(toks)} tokenizers in "
                                            f"{time.perf_counter() - start:.1f} s")
-                    st.session_state[f"{K}up_result"] = done = (sig, counts)
+                    st.session_state[f"{K}up_result"] = done = (sig, measured)
                 draw(view, done[1], {}, ref, f"{K}up", None, "upload")

@@ -131,3 +131,14 @@ def test_the_measure_is_kept_across_pages_and_read_from_the_link():
     goto(at, "languages")
     assert not at.exception and at.segmented_control(key=f"{L}view").value == "Corpus metrics"
     assert "fertility" in at.dataframe[0].value.columns
+
+
+def test_corpus_metrics_of_a_visitors_own_tokenizer_titled_like_a_registry_one():
+    tok = own_tokenizer()
+    tok.title = "GPT-2"  # an uploaded file may call itself anything
+    at = languages(user_tokenizers={"lab_bpe": tok}, **{f"{L}view": "Corpus metrics"})
+    at.multiselect(key=f"{L}tokenizers").set_value(["gpt2", "lab_bpe"])
+    rerun(at)
+    total = at.dataframe[0].value
+    assert list(total.index) == ["GPT-2 (gpt2)", "GPT-2 (lab_bpe)"]
+    assert total.loc["GPT-2 (lab_bpe)", "tokens"] > total.loc["GPT-2 (gpt2)", "tokens"]

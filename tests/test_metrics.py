@@ -265,3 +265,16 @@ def test_language_metrics_and_the_token_premium_agree():
     seen = []
     language_counts({"eng": "a", "fra": "b"}, ["gpt2"], progress=lambda k, n: seen.append((k, n)))
     assert seen == [(1, 2), (2, 2)]
+
+
+def test_with_premium_changes_the_reference_without_the_counts():
+    from tokenizers.analysis.metrics import language_counts, language_metrics, with_premium
+
+    counts = language_counts({"eng": "Good morning.", "kor": "좋은 아침.", "nul": ""}, ["gpt2", "o200k_base"])
+    plain = language_metrics(counts)
+    assert "premium" not in plain.columns
+    for ref in ("eng", "kor"):
+        pd.testing.assert_frame_equal(with_premium(plain, ref), language_metrics(counts, reference=ref))
+    assert with_premium(plain, "nul")["premium"].isna().all()  # an empty reference: NaN, not an error
+    with pytest.raises(ValueError, match="reference"):
+        with_premium(plain, "fra")

@@ -158,7 +158,7 @@ def metric_panels(frame, panels: dict[str, str], *, columns: int = 4) -> go.Figu
     for k, name in enumerate(frame.index):
         label = plotly_text(str(name))
         for j, col in enumerate(cols):
-            fig.add_trace(go.Bar(x=[label], y=[frame.loc[name, col]], name=label, legendgroup=label,
+            fig.add_trace(go.Bar(x=[label], y=[frame[col].iloc[k]], name=label, legendgroup=label,
                                  showlegend=j == 0, marker_color=palette[k % len(palette)],
                                  hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
                           row=j // columns + 1, col=j % columns + 1)

@@ -312,9 +312,23 @@ def overall(counts: Mapping[str, Mapping[str, CorpusCounts]]) -> dict[str, Corpu
 def language_metrics(counts: Mapping[str, Mapping[str, CorpusCounts]], *, reference: str | None = None) -> pd.DataFrame:
     """language_counts as one long frame indexed by (tokenizer, language), the COLUMNS and, with a
     reference language, `premium` = the language's tokens / the reference's under the same
-    tokenizer (the token premium)."""
-    frames = {name: metrics_frame(by_lang, reference=reference, index_name="language")
-              for name, by_lang in counts.items()}
+    tokenizer (the token premium; with_premium adds it to a frame made without)."""
+    frames = {name: metrics_frame(by_lang, index_name="language") for name, by_lang in counts.items()}
     if not frames:
         raise ValueError("No tokenizers: give at least one.")
-    return pd.concat(frames, names=["tokenizer", "language"])
+    out = pd.concat(frames, names=["tokenizer", "language"])
+    return out if reference is None else with_premium(out, reference)
+
+
+def with_premium(by_language: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """language_metrics' frame with `premium` (again) against `reference`, from its tokens column:
+    so a page keeps the frame and changes the reference without the counts."""
+    languages = by_language.index.get_level_values("language")
+    if reference not in set(languages):
+        raise ValueError(f"The reference {reference!r} is not among the languages.")
+    ref = by_language["tokens"].xs(reference, level="language")
+    denominator = by_language.index.get_level_values("tokenizer").map(ref).to_numpy(dtype="float64")
+    out = by_language.copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["premium"] = np.where(denominator > 0, by_language["tokens"].to_numpy() / denominator, np.nan)
+    return out
