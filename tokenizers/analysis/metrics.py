@@ -16,7 +16,9 @@ special-token string is text, as in user input):
                       piece for (SentencePiece's <0xNN>, an unk id)
     renyi_efficiency  Rényi entropy of order 2.5 of the corpus's token unigram distribution over the log
                       of the vocabulary size (Zouhar et al. 2023, "Tokenization and the Noiseless
-                      Channel"), as tokenization-scorer computes it with `vocab=`
+                      Channel"), as tokenization-scorer computes it with `vocab=`; |V| is n_vocab
+                      (one more than the largest id, special tokens included). It grows with the
+                      corpus: compare tokenizers on the same texts only
     premium           tokens / the reference row's tokens, when `reference=` names a row
 
 When is a word *continued*? A word is a maximal run of non-whitespace characters (exactly the
@@ -31,6 +33,11 @@ A token with an empty span (SentencePiece's inserted "▁") touches nothing.
 `CorpusCounts` are the raw tallies behind a row: plain integers and a Counter, so counts made on
 batches, in other processes or on other machines add up (`a + b`, `sum(parts)`) to exactly the
 counts of one pass (tokenizers.report does this); `metrics_frame` turns them into the frame.
+
+Per language (a parallel text, {language: text}): `language_counts` counts each (tokenizer,
+language) once, and both the token premium (tokenizers.analysis.languages.token_premium) and
+`language_metrics` (a (tokenizer, language) frame, `with_premium` against a reference language) are
+read off that one count.
 """
 
 from __future__ import annotations
