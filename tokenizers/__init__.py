@@ -78,18 +78,23 @@ if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
 
 
 def __getattr__(name: str):
-    """`tokenizers.bpe_io` and friends as attributes, and `load_user_file`, imported when first asked
-    for (the upload reader pulls in every file format)."""
+    """`tokenizers.bpe_io` and friends as attributes, and `load_user_file`, `corpus_metrics` and
+    `CorpusCounts`, imported when first asked for (the upload reader pulls in every file format, the
+    metrics pandas)."""
     if f"tokenizers.{name}" in ALIASES:
         return importlib.import_module(f"tokenizers.{name}")
     if name == "load_user_file":
         from tokenizers.user_files import load_user_file
 
         return load_user_file
+    if name in ("corpus_metrics", "CorpusCounts"):  # pandas, imported when first asked for
+        from tokenizers.analysis import metrics
+
+        return getattr(metrics, name)
     raise AttributeError(f"module 'tokenizers' has no attribute {name!r}")
 
 
-__all__ = ["AllowedSpecial", "BPETokenizer", "Entry", "PatternError", "REGISTRY", "SpecialTokenError", "Token",
-           "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError", "UnknownTokenIdError",
-           "VocabDiff", "VocabularyMissingError", "available_tokenizers", "default_tokenizers", "get_tokenizer",
-           "load_user_file", "token_healing", "vocab_diff"]
+__all__ = ["AllowedSpecial", "BPETokenizer", "CorpusCounts", "Entry", "PatternError", "REGISTRY",
+           "SpecialTokenError", "Token", "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError",
+           "UnknownTokenIdError", "VocabDiff", "VocabularyMissingError", "available_tokenizers", "corpus_metrics",
+           "default_tokenizers", "get_tokenizer", "load_user_file", "token_healing", "vocab_diff"]

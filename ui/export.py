@@ -94,3 +94,9 @@ def vocab_diff_csv(diff, selection) -> str:
     if w is None:
         buf.write("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift\n")
     return buf.getvalue()
+
+
+def frame_csv(df, *, digits: int | None = 4) -> bytes:
+    """A table for a download: UTF-8 CSV with the index, floats rounded to `digits` (None: as they are)."""
+    out = df.round(digits) if digits is not None else df
+    return out.to_csv().encode("utf-8")
