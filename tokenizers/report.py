@@ -419,7 +419,6 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
                 raise RuntimeError(f"{files[i]}: tokenizing failed: {type(e).__name__}: {e}") from e
             if i not in skipped:
                 pending[i] = _add(pending[i], result, names)
-                report.documents += result[0].texts
             done_bytes += size
             if progress:
                 progress(done_bytes, total_bytes)
@@ -431,6 +430,7 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
         if counts is None or counts[names[0]].texts == 0:
             report.notes.append(f"{files[i]}: no documents (the file is empty or blank)")
             return
+        report.documents += counts[names[0]].texts
         report.overall = _add(report.overall, [counts[n] for n in names], names)
         g = group_of(files[i], group_by)
         report.groups[g] = _add(report.groups.get(g), [counts[n] for n in names], names)
@@ -473,6 +473,7 @@ class ProgressLine:
 
     def __init__(self, stream=sys.stderr):
         self.stream, self.start, self.last = stream, time.perf_counter(), 0.0
+        self.drawn = False  # a line is on screen, so a message first ends it
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
@@ -482,12 +483,17 @@ class ProgressLine:
         share = done / total if total else 1.0
         bar = "#" * int(30 * share)
         rate = done / 1e6 / max(now - self.start, 1e-9)
-        self.stream.write(f"\r[{bar:<30}] {done / 1e6:,.1f}/{total / 1e6:,.1f} MB {share:4.0%} {rate:,.1f} MB/s")
+        unit, scale = ("MB", 1e6) if total >= 1e6 else ("KB", 1e3)
+        self.stream.write(f"\r[{bar:<30}] {done / scale:,.1f}/{total / scale:,.1f} {unit} {share:4.0%} "
+                          f"{rate:,.2f} MB/s")
         self.stream.flush()
+        self.drawn = True
 
     def end(self) -> None:
-        self.stream.write("\n")
-        self.stream.flush()
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+        self.drawn = False
 
 
 def parser() -> argparse.ArgumentParser:
@@ -524,7 +530,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
 
     def warn(message: str) -> None:
-        sys.stderr.write(("\n" if bar else "") + f"warning: {message}\n")
+        if bar:
+            bar.end()
+        sys.stderr.write(f"warning: {message}\n")
 
     show = sys.stderr.isatty() if args.progress is None else args.progress
     bar = ProgressLine() if show else None
