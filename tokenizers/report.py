@@ -288,8 +288,8 @@ class DaskCluster:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise UsageError("--dask needs Dask's distributed scheduler: pip install 'dask[distributed]' "
-                             "(the optional extra of pyproject.toml: pip install '.[dask]').") from None
+            raise UsageError("--dask needs Dask's distributed scheduler, which the app does not install: "
+                             "pip install 'dask[distributed]==2026.8.0' (pyproject.toml's optional extra `dask`).") from None
         self.cluster = None
         try:
             if address == "local":
