@@ -233,3 +233,25 @@ def test_a_5mb_line():
     assert c.words == 3 * 250_000 and c.tokens == len(tok.encode_ordinary(line))
     # GPT-2's pieces start at spaces, so the line is 250 copies of its first 1,000 units
     assert c.continued_words == 250 * slow_counts(tok, unit * 1000)["continued_words"]
+
+
+# -- languages: the token premium and the metrics come from one count ------------------------------------------
+def test_language_metrics_and_the_token_premium_agree():
+    from tokenizers.analysis.languages import token_premium
+    from tokenizers.analysis.metrics import language_counts, language_metrics, overall
+
+    texts = language_texts()
+    names = ["gpt2", "mistral_sp"]
+    counts = language_counts(texts, names)
+    long = language_metrics(counts, reference="eng")
+    assert long.index.names == ["tokenizer", "language"] and len(long) == 2 * len(texts)
+    premium = token_premium(texts, names, "eng")
+    for name in names:
+        tok = get_tokenizer(name)
+        assert long.loc[name, "premium"].tolist() == premium[("premium", name)].tolist()
+        assert long.loc[(name, "kor"), "tokens"] == len(tok.encode_ordinary(texts["kor"]))
+        assert long.loc[(name, "kor"), "words"] == len(texts["kor"].split())
+        assert overall(counts)[name] == count_corpus(tok, list(texts.values()))
+    seen = []
+    language_counts({"eng": "a", "fra": "b"}, ["gpt2"], progress=lambda k, n: seen.append((k, n)))
+    assert seen == [(1, 2), (2, 2)]

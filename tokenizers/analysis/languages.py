@@ -17,7 +17,9 @@ The frame has one row per language (index "language", in the order given) and tw
 
 so `df["premium"]` is a languages x tokenizers frame and `df["chars"]` a Series. `flat(df)` gives
 single-level columns named "tokens:gpt2", "premium:gpt2", ..., "chars", "bytes" for tables and CSV.
-Tokens are counted with `encode_ordinary` (special-token strings are text, as in user input).
+Tokens are counted with `encode_ordinary` (special-token strings are text, as in user input), by
+the same count as the corpus metrics (tokenizers.analysis.metrics.language_counts; `premium_frame`
+makes this frame from it), so a page that shows both never disagrees with itself.
 
 Also here: reading a user's parallel corpus, as one file per language (file name = language code,
 one sentence per line) or one TSV/CSV table with a column per language. No Streamlit.
@@ -33,19 +35,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from tokenizers.analysis.metrics import CorpusCounts, language_counts
 from tokenizers.core.tokenizer import Tokenizer
-from tokenizers.core.text import clean_text
 
 PER_TOKENIZER = ("tokens", "premium", "chars_per_token", "bytes_per_token")
 PER_LANGUAGE = ("chars", "bytes")
-
-
-def _resolve(t: str | Tokenizer) -> Tokenizer:
-    if isinstance(t, Tokenizer):
-        return t
-    from tokenizers.registry import get_tokenizer
-
-    return get_tokenizer(t)
 
 
 def token_premium(texts: Mapping[str, str], tokenizers: Sequence[str | Tokenizer], reference: str = "eng", *,
@@ -64,34 +58,32 @@ def token_premium(texts: Mapping[str, str], tokenizers: Sequence[str | Tokenizer
     if reference not in texts:
         raise ValueError(f"The reference language {reference!r} is not among the texts "
                          f"({', '.join(map(repr, list(texts)[:10]))}); pass reference= one of them.")
-    texts = {lang: clean_text(t)[0] for lang, t in texts.items()}  # lone surrogates -> U+FFFD, as encoding does
-    toks = [_resolve(t) for t in tokenizers]
-    names = [t.name for t in toks]
-    if len(set(names)) != len(names):
-        raise ValueError(f"Two tokenizers share a name ({names}); their columns would collide.")
-    langs = list(texts)
-    total, done = len(langs) * len(toks), 0
-    counts: dict[str, dict[str, int]] = {n: {} for n in names}
-    for name, tok in zip(names, toks):
-        for lang in langs:
-            counts[name][lang] = len(tok.encode_ordinary(texts[lang])) if texts[lang] else 0
-            done += 1
-            if progress is not None:
-                progress(done, total)
+    counts = language_counts(texts, tokenizers, progress=progress)  # one count with the corpus metrics
+    return premium_frame(counts, reference)
+
+
+def premium_frame(counts: Mapping[str, Mapping[str, CorpusCounts]], reference: str = "eng") -> pd.DataFrame:
+    """token_premium's frame from metrics.language_counts' {tokenizer: {language: counts}}."""
+    names = list(counts)
+    langs = list(next(iter(counts.values()))) if counts else []
+    if reference not in langs:
+        raise ValueError(f"The reference language {reference!r} is not among the texts "
+                         f"({', '.join(map(repr, langs[:10]))}); pass reference= one of them.")
     for name in names:
-        if counts[name][reference] == 0:
+        if counts[name][reference].tokens == 0:
             raise ValueError(f"The reference text ({reference!r}) has no tokens under {name}; it cannot be "
                              "the denominator. Give it some text.")
-    chars = pd.Series({lang: len(texts[lang]) for lang in langs}, dtype="int64")
-    nbytes = pd.Series({lang: len(texts[lang].encode("utf-8")) for lang in langs}, dtype="int64")
+    first = counts[names[0]]
+    chars = pd.Series({lang: first[lang].chars for lang in langs}, dtype="int64")
+    nbytes = pd.Series({lang: first[lang].bytes for lang in langs}, dtype="int64")
     cols: dict[tuple[str, str], pd.Series] = {("chars", ""): chars, ("bytes", ""): nbytes}
     for metric in PER_TOKENIZER:
         for name in names:
-            n = pd.Series(counts[name], dtype="int64")
+            n = pd.Series({lang: counts[name][lang].tokens for lang in langs}, dtype="int64")
             if metric == "tokens":
                 cols[(metric, name)] = n
             elif metric == "premium":
-                cols[(metric, name)] = n / counts[name][reference]
+                cols[(metric, name)] = n / counts[name][reference].tokens
             else:
                 size = chars if metric == "chars_per_token" else nbytes
                 cols[(metric, name)] = (size / n.where(n > 0)).astype("float64")
