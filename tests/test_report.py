@@ -143,6 +143,7 @@ def test_jsonl_field_and_folders(tmp_path):
     (tmp_path / "a" / "eng.txt").write_text("one line\r\nand another\r\n", encoding="utf-8")
     (tmp_path / "a" / ".hidden" / "x.txt").write_text("never read\n", encoding="utf-8")
     (tmp_path / "a" / ".notes.txt").write_text("never read\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "a" / "pipe")  # not a regular file: reading it would block
     # a folder's own files, then its subfolders', each name once
     assert find_files([tmp_path / "a", tmp_path / "a" / "eng.txt"]) == [tmp_path / "a" / "eng.txt",
                                                                           tmp_path / "a" / "b" / "kor.jsonl"]

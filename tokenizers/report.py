@@ -71,7 +71,8 @@ def find_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
         if p.is_dir():
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
+                # regular files only: a FIFO or a device in the folder would block or never end
+                found += [Path(root) / f for f in sorted(files) if not f.startswith(".") and (Path(root) / f).is_file()]
         elif p.is_file():
             found.append(p)
         else:
