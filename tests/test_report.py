@@ -132,6 +132,25 @@ def test_dask_local_cluster_equals_the_single_process_result(tmp_path):
     assert dask.skipped == one.skipped and len(one.skipped) == 1
 
 
+@pytest.mark.slow  # a second cluster: ~3 s on an idle machine, many more under load
+def test_dask_scheduler_by_address(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    texts = write_parallel(tmp_path, ["eng", "hin"])
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        report = run([tmp_path], ["o200k_base"], dask=cluster.scheduler_address, batch_bytes=100)
+    assert_frame_equal(metrics_frame(report.overall), corpus_metrics(texts["eng"] + texts["hin"], ["o200k_base"]),
+                       check_exact=True)
+
+
+def test_dask_missing_is_a_usage_error(tmp_path, monkeypatch):
+    write_parallel(tmp_path, ["eng"])
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    with pytest.raises(UsageError, match=r"--dask needs Dask's distributed scheduler, which the app does not install: "
+                                         r"pip install 'dask\[distributed\]==2026.8.0'"):
+        run([tmp_path], ["gpt2"], dask="local")
+
+
 # -- how documents are read -------------------------------------------------------------------------------
 
 def test_jsonl_field_and_folders(tmp_path):
