@@ -263,3 +263,21 @@ def test_a_tokenizer_file_by_path(tmp_path):
     report = run([tmp_path / "c"], ["gpt2", str(tmp_path / "mine.tiktoken")], workers=2, batch_bytes=100)
     mine = load_user_file("mine.tiktoken", (tmp_path / "mine.tiktoken").read_bytes())
     assert_frame_equal(metrics_frame(report.overall), corpus_metrics(texts["eng"], ["gpt2", mine]), check_exact=True)
+
+
+@pytest.mark.parametrize("data", [bytes(range(256)) * 8, b"text\x00" * 100, "caf\xe9 au lait\n".encode("latin-1"),
+                                  "plain text\twith tabs\r\n and \x1b[1m escape\n".encode(), b"a\x01b\x02c" + b"x" * 50,
+                                  "안녕하세요 👋\n".encode() * 50])
+def test_one_binary_rule_for_uploads_and_the_report(data):
+    """The report's binary check (tokenizers.core.text.binary_reason) gives the upload reader's verdict
+    and words on the same bytes (service.uploads has its own copy of the rule until it calls this one)."""
+    from service.uploads import UploadError, decode_upload
+    from tokenizers.core.text import binary_reason
+
+    reason = binary_reason("f.bin", data[:65536])
+    try:
+        decode_upload("f.bin", data)
+    except UploadError as e:
+        assert reason is not None and str(e).startswith(reason + ". Upload a text file")
+    else:
+        assert reason is None

@@ -39,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from tokenizers.analysis.metrics import CorpusCounts, count_corpus, metrics_frame
+from tokenizers.core.text import binary_reason
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 3
 UNITS = ("line", "file")
@@ -47,10 +48,6 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 BATCH_BYTES = 1_000_000
 MAX_DOCUMENT_BYTES = 64_000_000  # one document (a line, a file) is held whole: bigger ones skip their file
 BINARY_SAMPLE = 65536
-# C0 control bytes other than tab, newline, vertical tab, form feed, carriage return and escape, and
-# DEL: text in any encoding almost never holds them, while random or compressed bytes hold one in ten
-# (the rule of service/uploads.decode_upload, which the library cannot import)
-CONTROL_BYTES = frozenset(range(0x20)) - {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B} | {0x7F}
 
 
 class SkipFile(Exception):
@@ -84,17 +81,6 @@ def find_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
             seen.add(key)
             unique.append(f)
     return unique
-
-
-def binary_reason(name: str, sample: bytes) -> str | None:
-    """Why the first bytes of a file say it is not text, or None."""
-    if sample.count(b"\x00") > len(sample) // 100:
-        return f"{name} looks like a binary file (it is full of zero bytes), not text"
-    controls = sum(sample.count(bytes([c])) for c in CONTROL_BYTES)
-    if controls > max(2, len(sample) // 100):
-        return (f"{name} looks like a binary file, not text: {controls:,} of its first {len(sample):,} bytes "
-                "are control codes that text does not contain")
-    return None
 
 
 def _decode(name: str, raw: bytes, offset: int, line: int | None) -> str:
