@@ -187,6 +187,12 @@ def test_unit_file_keeps_each_file_whole(tmp_path):
                        corpus_metrics(["# Title\n\nA paragraph\nover two lines.\n"], ["gpt2", "cl100k_base"]),
                        check_exact=True)
     assert report.notes == [f"{tmp_path / 'b.md'}: no documents (the file is empty or blank)"]
+    frame = report.frame()
+    assert list(frame["scope"]) == ["file", "file", "overall", "overall"]  # the blank file has no rows
+    assert list(frame["group"]) == [str(tmp_path / "a.md")] * 2 + ["", ""]
+    assert list(frame["documents"]) == [1, 1, 1, 1]
+    alone = run([tmp_path], ["gpt2", "cl100k_base"], unit="file", group_by="none", workers=1).frame()
+    assert_frame_equal(alone, frame[frame["scope"] == "overall"].reset_index(drop=True), check_exact=True)
 
 
 # -- hostile input --------------------------------------------------------------------------------------

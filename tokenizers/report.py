@@ -313,7 +313,7 @@ class DaskCluster:
 @dataclass
 class Report:
     tokenizers: list[str]
-    groups: dict[str, dict[str, CorpusCounts]]   # group -> tokenizer -> counts ("file"/"language" blocks)
+    groups: dict[str, dict[str, CorpusCounts]]   # language -> tokenizer -> counts (group "language")
     overall: dict[str, CorpusCounts] | None      # tokenizer -> counts over every file read
     files: int = 0
     documents: int = 0
@@ -323,16 +323,21 @@ class Report:
     notes: list[str] = field(default_factory=list)     # files read that gave no document
     group_by: str = "file"
     reference: str | None = None   # a language (group "language"): adds the premium column
+    # file -> its rows (group "file"): made when the file is done, so that its Counters are let go
+    file_rows: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def frame(self) -> pd.DataFrame:
-        """One row per (group, tokenizer), then the overall rows: columns scope, group, tokenizer, documents and the
-        metrics of `metrics_frame` (the COLUMNS of tokenizers.analysis.metrics), and with a reference
-        language the premium: a language's tokens over the reference's, per tokenizer (NaN overall)."""
+        """One row per (group, tokenizer), then the overall rows: columns scope, group, tokenizer, documents
+        and the metrics of `metrics_frame` (the COLUMNS of tokenizers.analysis.metrics), and with a
+        reference language the premium: a language's tokens over the reference's, per tokenizer (NaN
+        overall)."""
+        if self.group_by == "file":
+            blocks = [(g, rows) for g, rows in self.file_rows.items()]
+        else:
+            blocks = [(g, rows_of(c)) for g, c in self.groups.items()] if self.group_by == "language" else []
         parts = []
-        blocks = [(self.group_by, g, c) for g, c in self.groups.items()] if self.group_by != "none" else []
-        for scope, group, counts in [*blocks, ("overall", "", self.overall)]:
-            df = metrics_frame(counts).reset_index()
-            df.insert(1, "documents", [c.texts for c in counts.values()])
+        for scope, (group, df) in [*((self.group_by, b) for b in blocks), ("overall", ("", rows_of(self.overall)))]:
+            df = df.copy()
             df.insert(0, "group", group)
             df.insert(0, "scope", scope)
             if self.reference is not None:
@@ -344,6 +349,13 @@ class Report:
         """language -> its tokens over the reference language's, under one tokenizer."""
         by_language = {g: c[tokenizer] for g, c in self.groups.items()}
         return metrics_frame(by_language, reference=self.reference, index_name="language")["premium"].to_dict()
+
+
+def rows_of(counts: dict[str, CorpusCounts]) -> pd.DataFrame:
+    """metrics_frame as rows: tokenizer, documents, then the metrics."""
+    df = metrics_frame(counts).reset_index()
+    df.insert(1, "documents", [c.texts for c in counts.values()])
+    return df
 
 
 def group_of(path: Path, group_by: str) -> str:
@@ -420,7 +432,10 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
         report.documents += counts[names[0]].texts
         report.overall = _add(report.overall, [counts[n] for n in names], names)
         g = group_of(files[i], group_by)
-        report.groups[g] = _add(report.groups.get(g), [counts[n] for n in names], names)
+        if group_by == "file":
+            report.file_rows[g] = rows_of(counts)
+        elif group_by == "language":
+            report.groups[g] = _add(report.groups.get(g), [counts[n] for n in names], names)
 
     try:
         for i, path in enumerate(files):
