@@ -1,7 +1,11 @@
 """Languages & code: what the same message costs in tokens, in 26 languages, in 8 programming
-languages, and in a parallel corpus of your own."""
+languages, and in a parallel corpus of your own; and the corpus metrics (fertility, continued words,
+bytes per token, byte fallback, Rényi efficiency) of each tokenizer on the same texts, from the same
+count (tokenizers.analysis.metrics.language_counts)."""
 
 import time
+from collections import Counter
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -10,9 +14,13 @@ from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
-from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, token_premium
+from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, premium_frame
+from tokenizers.analysis.metrics import (CorpusCounts, language_counts, language_metrics, metrics_frame, overall,
+                                         with_premium)
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
-from ui.figures import grouped_bars, table_heatmap
+from ui.explain import METRIC_NOTES
+from ui.export import frame_csv
+from ui.figures import SERIES_COLORS, grouped_bars, metric_panels, table_heatmap
 from ui.formatting import escape_markdown
 from service import uploads
 
@@ -20,23 +28,45 @@ K = "languages_"
 METRICS = {"Token premium (÷ reference)": "premium", "Tokens": "tokens", "Characters per token": "chars_per_token",
            "Bytes per token": "bytes_per_token"}
 TABS = ["Parallel text", "Programs", "Your corpus"]
+VIEWS = ["Token premium", "Corpus metrics"]
+Counts = dict[str, dict[str, CorpusCounts]]  # {tokenizer key: {language: counts}}
+# what a tab keeps of one count: the counts without their per-token tallies (tokens, characters and
+# bytes, for the premium), the metrics of all languages together per tokenizer, and the metrics per
+# (tokenizer, language) without the premium, which follows the reference picked (with_premium)
+Measured = tuple[Counts, pd.DataFrame, pd.DataFrame]
+
+
+def measure(counts: Counts) -> Measured:
+    """What the views need of a count, without keeping a tally per token id per language (an upload's
+    would be hundreds of thousands of entries a tokenizer, held in the visitor's session)."""
+    slim = {n: {lang: replace(c, token_counts=Counter()) for lang, c in by_lang.items()}
+            for n, by_lang in counts.items()}
+    return slim, metrics_frame(overall(counts)), language_metrics(counts)
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting tokens…")
-def registry_premium(texts: tuple[tuple[str, str], ...], names: tuple[str, ...], reference: str) -> pd.DataFrame:
-    return token_premium(dict(texts), list(names), reference)
+def registry_measured(texts: tuple[tuple[str, str], ...], names: tuple[str, ...]) -> Measured:
+    return measure(language_counts(dict(texts), list(names)))
 
 
-def premium(texts: dict[str, str], toks: dict[str, Tokenizer], reference: str) -> pd.DataFrame:
-    """Cached for registry tokenizers; a visitor's own tokenizers are counted on each run."""
-    if all(n in REGISTRY for n in toks):
-        return registry_premium(tuple(texts.items()), tuple(toks), reference)
-    return by_key(token_premium(texts, list(toks.values()), reference), toks)
+def count(texts: dict[str, str], toks: dict[str, Tokenizer], progress=None) -> Measured:
+    """The one count behind both views, keyed by the page's names for the tokenizers (a Tokenizer's
+    own .name may differ). Cached for registry tokenizers; a visitor's own are counted on each run."""
+    if progress is None and all(n in REGISTRY for n in toks):
+        return registry_measured(tuple(texts.items()), tuple(toks))
+    out, step = {}, len(texts)
+    for k, (n, t) in enumerate(toks.items()):
+        out[n] = language_counts(texts, [t], progress=None if progress is None else
+                                 lambda d, _, k=k: progress(k * step + d, step * len(toks)))[t.name]
+    return measure(out)
 
 
-def by_key(df: pd.DataFrame, toks: dict[str, Tokenizer]) -> pd.DataFrame:
-    """Columns named by the page's keys for the tokenizers (a Tokenizer's own .name may differ)."""
-    return df.rename(columns={t.name: n for n, t in toks.items()}, level="tokenizer")
+def unique_titles(names) -> dict[str, str]:
+    """Each tokenizer's title, with its name added where two titles are the same (an uploaded file may
+    call itself GPT-2)."""
+    titles = {n: title_of(n) for n in names}
+    seen = Counter(titles.values())
+    return {n: t if seen[t] == 1 else f"{t} ({n})" for n, t in titles.items()}
 
 
 def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: str, about: pd.DataFrame | None = None,
@@ -64,8 +94,57 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
         out = about.join(out)
     st.markdown("**All figures** (click a column header to sort)")
     st.dataframe(out, key=f"{key}_table")
-    st.download_button("Download the table (CSV)", out.to_csv().encode("utf-8"), file_name, "text/csv",
+    st.download_button("Download the table (CSV)", frame_csv(out, digits=None), file_name, "text/csv",
                        key=f"{key}_csv")
+
+
+def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key: str, file_name: str) -> None:
+    """The corpus metrics: a panel per metric for all languages together, the table and its CSV, one
+    metric by language, and what each metric means."""
+    counts, total, by_lang = measured
+    titles = unique_titles(counts)
+    notes = {c: label for c, label, _, _ in METRIC_NOTES}
+    total = total.rename(index=titles)
+    st.markdown(f"**All {len(next(iter(counts.values())))} texts together**, each encoded on its own")
+    st.plotly_chart(metric_panels(total, {c: notes[c] for c in total.columns if c != "words"}), key=f"{key}_panels")
+    short = {"continued_words": "continued", "bytes_per_token": "bytes/token", "chars_per_token": "chars/token",
+             "fallback_rate": "fallback", "renyi_efficiency": "Rényi eff."}
+    st.dataframe(total.round(4), key=f"{key}_mtable", column_config={
+        c: st.column_config.NumberColumn(short.get(c, c), help=text) for c, _, text, _ in METRIC_NOTES
+        if c in total.columns})
+    st.download_button("Download these figures (CSV)", frame_csv(total), file_name, "text/csv", key=f"{key}_mcsv")
+
+    by_lang = with_premium(by_lang, reference)
+    choices = [c for c in notes if c in by_lang.columns]
+    if st.session_state.get(f"{key}_lmetric") not in choices:
+        st.session_state[f"{key}_lmetric"] = "fertility"
+    metric = st.selectbox("By language", choices, format_func=notes.get, key=f"{key}_lmetric", persist_state=KEEP)
+    wide = by_lang[metric].unstack("tokenizer")
+    wide = wide.loc[list(next(iter(counts.values()))), list(counts)].rename(columns=titles)
+    wide.index = [labels.get(i, i) for i in wide.index]
+    st.plotly_chart(grouped_bars(wide, notes[metric], reference_line=1.0 if metric == "premium" else None,
+                                 colors=SERIES_COLORS), key=f"{key}_lbars")
+    with st.expander("Every metric by language and tokenizer"):
+        st.dataframe(by_lang.rename(index=titles, level="tokenizer").round(4), key=f"{key}_ltable")
+        st.download_button("Download (CSV)", frame_csv(by_lang), file_name.replace(".csv", "_by_language.csv"),
+                           "text/csv", key=f"{key}_lcsv")
+    with st.expander("What the metrics mean", expanded=True):
+        st.markdown("\n".join(f"- **{label}**: {text}" + (f" *Source:* {src}." if src else "")
+                               for _, label, text, src in METRIC_NOTES))
+
+
+def draw(view: str, measured: Measured, labels: dict[str, str], reference: str, key: str,
+         about: pd.DataFrame | None, stem: str) -> None:
+    """One tab's results in the chosen view, or a clear message when its reference has no tokens."""
+    if view == VIEWS[1]:
+        draw_metrics(measured, labels, reference, key, f"corpus_metrics_{stem}.csv")
+        return
+    try:
+        df = premium_frame(measured[0], reference)
+    except ValueError as e:  # the reference text has no tokens
+        st.error(escape_markdown(str(e)))
+        return
+    draw_results(df, labels, reference, key, about, f"token_premium_{stem}.csv")
 
 
 def reference_picker(codes: list[str], default: str, labels: dict[str, str], key: str) -> str:
@@ -79,7 +158,9 @@ def reference_picker(codes: list[str], default: str, labels: dict[str, str], key
 st.title("Languages & code")
 st.caption("The same message costs a different number of tokens in every language and every tokenizer. The "
            "*token premium* is a language's token count divided by the reference language's count on a text "
-           "that says the same thing: 2.0 means twice the price, half the context and twice the steps.")
+           "that says the same thing: 2.0 means twice the price, half the context and twice the steps. *Corpus "
+           "metrics* measure each tokenizer on the same texts: fertility, continued words, bytes per token, byte "
+           "fallback and Rényi efficiency.")
 # the four defaults and GPT-4o's (the contrast with GPT-4 is the point of the page); every other
 # tokenizer is one click away (loading all thirteen on a first visit took 4-10 s)
 st.session_state.setdefault(f"{K}tokenizers", [*default_tokenizers(), "o200k_base"])
@@ -91,6 +172,11 @@ if not toks:
     st.info("Pick at least one tokenizer.")
     st.stop()
 
+st.session_state.setdefault(f"{K}view", VIEWS[0])
+view = st.segmented_control("Measure", VIEWS, key=f"{K}view", required=True, persist_state=KEEP, bind="query-params",
+                            help="Token premium: what each language costs against a reference. Corpus metrics: "
+                                 "fertility, continued words, bytes per token, byte fallback and Rényi efficiency "
+                                 "of each tokenizer on the same texts.")
 tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
 
 with tabs[0]:
@@ -104,12 +190,11 @@ with tabs[0]:
         about = pd.DataFrame({"name": {c: lang.name for c, lang in LANGUAGES.items()},
                               "script": {c: lang.script for c, lang in LANGUAGES.items()}}).rename_axis("language")
         try:
-            df = premium(language_texts(), toks, ref)
+            measured = count(language_texts(), toks)
         except TOKENIZE_ERRORS as e:  # an uploaded split pattern that runs out of time
             st.error(escape_markdown(str(e)))
             st.stop()
-        draw_results(df, {c: lang.name for c, lang in LANGUAGES.items()}, ref, f"{K}langs", about,
-                     "token_premium_languages.csv")
+        draw(view, measured, {c: lang.name for c, lang in LANGUAGES.items()}, ref, f"{K}langs", about, "languages")
         with st.expander("The parallel text"):
             st.dataframe(pd.DataFrame([{"code": c, "language": lang.name, "script": lang.script,
                                         **{f"sentence {k + 1}": s for k, s in enumerate(lang.sentences)}}
@@ -125,11 +210,11 @@ with tabs[1]:
         labels = {c: p.name for c, p in PROGRAMS.items()}
         ref = reference_picker(list(PROGRAMS), "python", labels, f"{K}code_ref")
         try:
-            df = premium(program_texts(), toks, ref)
+            measured = count(program_texts(), toks)
         except TOKENIZE_ERRORS as e:
             st.error(escape_markdown(str(e)))
             st.stop()
-        draw_results(df, labels, ref, f"{K}code", None, "token_premium_code.csv")
+        draw(view, measured, labels, ref, f"{K}code", None, "code")
         with st.expander("The programs"):
             shown = st.selectbox("Program", list(PROGRAMS), format_func=labels.get, key=f"{K}code_show",
                                  persist_state=KEEP)
@@ -154,12 +239,15 @@ with tabs[2]:
             for p in corpus.notes:
                 st.warning(escape_markdown(p))
             codes = [c for c, t in corpus.texts.items() if t.strip()]
-            if len(codes) < 2:
-                st.error("The upload holds fewer than two languages with text; the premium compares at least two.")
+            least = 2 if view == VIEWS[0] else 1  # the metrics measure one language too
+            if len(codes) < least:
+                st.error("The upload holds no text to measure." if least == 1 else
+                         "The upload holds fewer than two languages with text; the premium compares at least two "
+                         "(the *Corpus metrics* view measures one).")
             else:
                 ref = reference_picker(codes, "eng", {}, f"{K}up_ref")
                 texts = {c: corpus.texts[c] for c in codes}
-                sig = (tuple((f.file_id, f.size) for f in files), tuple((n, id(t)) for n, t in toks.items()), ref)
+                sig = (tuple((f.file_id, f.size) for f in files), tuple((n, id(t)) for n, t in toks.items()))
                 done = st.session_state.get(f"{K}up_result")
                 if done is None or done[0] != sig:
                     bar = st.progress(0.0, text="Counting tokens…")
@@ -170,11 +258,11 @@ with tabs[2]:
                                                      f"{time.perf_counter() - start:.1f} s")
 
                     try:
-                        df = by_key(token_premium(texts, list(toks.values()), ref, progress=progress), toks)
+                        measured = count(texts, toks, progress)
                     except TOKENIZE_ERRORS as e:
                         st.error(escape_markdown(str(e)))
                         st.stop()
                     bar.progress(1.0, text=f"Done: {len(codes)} languages × {len(toks)} tokenizers in "
                                            f"{time.perf_counter() - start:.1f} s")
-                    st.session_state[f"{K}up_result"] = done = (sig, df)
-                draw_results(done[1], {}, ref, f"{K}up", None, "token_premium_upload.csv")
+                    st.session_state[f"{K}up_result"] = done = (sig, measured)
+                draw(view, done[1], {}, ref, f"{K}up", None, "upload")

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import TRICKY_TEXTS
 from tokenizers import CorpusCounts, Tokenizer, available_tokenizers, corpus_metrics, get_tokenizer
+from tokenizers.analysis import metrics
 from tokenizers.analysis.metrics import COLUMNS, count_corpus, count_text, metrics_frame, renyi_efficiency
 from tokenizers.analysis.parallel import language_texts
 
@@ -47,14 +48,23 @@ def slow_counts(tok: Tokenizer, text: str) -> dict:
 
 
 @pytest.mark.parametrize("name", available_tokenizers())
-def test_counts_equal_a_plain_loop(name):
+def test_counts_equal_a_plain_loop(name, monkeypatch):
     tok = get_tokenizer(name)
+    total = dict.fromkeys(["tokens", "words", "continued_words", "bytes", "chars", "fallback", "unknown"], 0)
     for text in TEXTS:
         c, want = count_text(tok, text), slow_counts(tok, text)
         assert want["words"] == want["split"], text  # the loop's words are text.split()'s
         got = {k: getattr(c, k) for k in want if k != "split"}
         assert got == {k: v for k, v in want.items() if k != "split"}, (name, text)
         assert sum(c.token_counts.values()) == c.tokens and c.vocab_size == tok.n_vocab
+        total = {k: v + want[k] for k, v in total.items()}
+    # count_corpus counts texts in batches, joined: no word runs from one text into the next ("x" "y")
+    texts = [*TEXTS, "x", "y", "👍", "👍"]
+    total = {k: v + sum(slow_counts(tok, t)[k] for t in texts[len(TEXTS):]) for k, v in total.items()}
+    for batch in (4096, 3, 1):
+        monkeypatch.setattr(metrics, "BATCH_TEXTS", batch)
+        c = count_corpus(tok, texts)
+        assert {k: getattr(c, k) for k in total} == total and c.texts == len(texts), batch
 
 
 # -- hand-worked vectors ----------------------------------------------------------------------------------
@@ -255,3 +265,16 @@ def test_language_metrics_and_the_token_premium_agree():
     seen = []
     language_counts({"eng": "a", "fra": "b"}, ["gpt2"], progress=lambda k, n: seen.append((k, n)))
     assert seen == [(1, 2), (2, 2)]
+
+
+def test_with_premium_changes_the_reference_without_the_counts():
+    from tokenizers.analysis.metrics import language_counts, language_metrics, with_premium
+
+    counts = language_counts({"eng": "Good morning.", "kor": "좋은 아침.", "nul": ""}, ["gpt2", "o200k_base"])
+    plain = language_metrics(counts)
+    assert "premium" not in plain.columns
+    for ref in ("eng", "kor"):
+        pd.testing.assert_frame_equal(with_premium(plain, ref), language_metrics(counts, reference=ref))
+    assert with_premium(plain, "nul")["premium"].isna().all()  # an empty reference: NaN, not an error
+    with pytest.raises(ValueError, match="reference"):
+        with_premium(plain, "fra")

@@ -23,3 +23,32 @@ PATTERN_PARTS = {
         ("\\s", "any single remaining whitespace character"),
     ],
 }
+
+# The Languages page's corpus metrics (tokenizers.analysis.metrics): (column, label, two lines, source)
+METRIC_NOTES = [
+    ("tokens", "Tokens",
+     "What the texts cost: every language's text encoded on its own, special-token strings as text.", ""),
+    ("fertility", "Fertility",
+     "Tokens per word, words being what `str.split()` gives: 1.0 is a token per word. Chinese, Japanese and Thai "
+     "put no spaces between words, so compare tokenizers within such a language, not languages.", "Rust et al. 2021, *How Good is Your Tokenizer?* (ACL)"),
+    ("continued_words", "Continued words",
+     "Share of words cut into two or more tokens. A token touches a word when they share a character; a leading "
+     "space (GPT-2's ' word') is not part of the word.", "Rust et al. 2021 (proportion of continued words)"),
+    ("bytes_per_token", "Bytes per token",
+     "UTF-8 bytes one token carries on average: the compression. Higher means fewer tokens for the same text.",
+     "Gallé 2019, *Investigating the Effectiveness of BPE: The Power of Shorter Sequences* (EMNLP)"),
+    ("chars_per_token", "Characters per token",
+     "The same in characters (code points), which does not favour scripts written with fewer bytes.",
+     "Gallé 2019"),
+    ("fallback_rate", "Byte-fallback or unknown rate",
+     "Share of tokens that are byte pieces (<0xNN>) or the unknown token: text the vocabulary had no piece for. "
+     "Byte-level BPE never needs them, so 0.", "Kudo & Richardson 2018, *SentencePiece* (byte fallback)"),
+    ("renyi_efficiency", "Rényi efficiency (α = 2.5)",
+     "How evenly the corpus uses the vocabulary: the Rényi entropy of the token frequencies over log of the "
+     "vocabulary size. It grows with the corpus, so compare tokenizers on the same texts only.",
+     "Zouhar et al. 2023, *Tokenization and the Noiseless Channel* (ACL), as tokenization-scorer computes it"),
+    ("premium", "Token premium",
+     "A language's tokens ÷ the reference language's tokens under the same tokenizer, on text that says the same "
+     "thing: 2.0 is twice the price.", "Petrov et al. 2023, *Language Model Tokenizers Introduce Unfairness "
+     "Between Languages* (NeurIPS)"),
+]

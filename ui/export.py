@@ -72,3 +72,9 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
     for name, toks in results.items():
         w.writerows(zip(repeat(name), *_columns(toks)))
     return buf.getvalue()
+
+
+def frame_csv(df, *, digits: int | None = 4) -> bytes:
+    """A table for a download: UTF-8 CSV with the index, floats rounded to `digits` (None: as they are)."""
+    out = df.round(digits) if digits is not None else df
+    return out.to_csv().encode("utf-8")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from tokenizers import Tokenizer
@@ -125,18 +126,45 @@ def number_heatmap(counts: list[int], splits: list[str], title: str = "") -> go.
     return fig
 
 
-def grouped_bars(table, metric_title: str, *, reference_line: float | None = None) -> go.Figure:
+def grouped_bars(table, metric_title: str, *, reference_line: float | None = None,
+                 colors: list[str] | None = None) -> go.Figure:
     """Grouped bars from a languages x tokenizers frame (one bar group per language, one color per
-    tokenizer, in the frame's column order)."""
+    tokenizer, in the frame's column order; `colors` to match another figure, else the theme's)."""
     fig = go.Figure()
-    for col in table.columns:
+    for k, col in enumerate(table.columns):
         name = plotly_text(str(col))
         fig.add_trace(go.Bar(name=name, x=[plotly_text(str(i)) for i in table.index], y=table[col],
+                             marker_color=colors[k % len(colors)] if colors else None,
                              hovertemplate="%{x}: %{y:.3g}<extra>%{fullData.name}</extra>"))
     fig.update_layout(barmode="group", height=420, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", y=1.1), yaxis_title=metric_title)
     if reference_line is not None:
         fig.add_hline(y=reference_line, line_dash="dot", line_color="#6b7280")
+    return fig
+
+
+SERIES_COLORS = list(qualitative.Plotly)  # one color per tokenizer where two figures must agree
+
+
+def metric_panels(frame, panels: dict[str, str], *, columns: int = 4) -> go.Figure:
+    """One small bar chart per metric: `frame` is tokenizers x metrics (index = the names shown),
+    `panels` maps a column to its panel title. One color per tokenizer (SERIES_COLORS), the same in
+    every panel, named once in the legend above them."""
+    cols = [c for c in panels if c in frame.columns]
+    rows = max(1, -(-len(cols) // columns))
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[plotly_text(panels[c]) for c in cols],
+                        horizontal_spacing=0.06, vertical_spacing=0.18)
+    palette = SERIES_COLORS
+    for k, name in enumerate(frame.index):
+        label = plotly_text(str(name))
+        for j, col in enumerate(cols):
+            fig.add_trace(go.Bar(x=[label], y=[frame[col].iloc[k]], name=label, legendgroup=label,
+                                 showlegend=j == 0, marker_color=palette[k % len(palette)],
+                                 hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+                          row=j // columns + 1, col=j % columns + 1)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_layout(height=250 * rows + 90, margin=dict(l=10, r=10, t=90, b=10), barmode="group", bargap=0.15,
+                      legend=dict(orientation="h", yref="container", y=1.0, yanchor="top", x=0))
     return fig
 
 

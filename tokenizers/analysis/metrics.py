@@ -16,7 +16,9 @@ special-token string is text, as in user input):
                       piece for (SentencePiece's <0xNN>, an unk id)
     renyi_efficiency  Rényi entropy of order 2.5 of the corpus's token unigram distribution over the log
                       of the vocabulary size (Zouhar et al. 2023, "Tokenization and the Noiseless
-                      Channel"), as tokenization-scorer computes it with `vocab=`
+                      Channel"), as tokenization-scorer computes it with `vocab=`; |V| is n_vocab
+                      (one more than the largest id, special tokens included). It grows with the
+                      corpus: compare tokenizers on the same texts only
     premium           tokens / the reference row's tokens, when `reference=` names a row
 
 When is a word *continued*? A word is a maximal run of non-whitespace characters (exactly the
@@ -31,6 +33,11 @@ A token with an empty span (SentencePiece's inserted "▁") touches nothing.
 `CorpusCounts` are the raw tallies behind a row: plain integers and a Counter, so counts made on
 batches, in other processes or on other machines add up (`a + b`, `sum(parts)`) to exactly the
 counts of one pass (tokenizers.report does this); `metrics_frame` turns them into the frame.
+
+Per language (a parallel text, {language: text}): `language_counts` counts each (tokenizer,
+language) once, and both the token premium (tokenizers.analysis.languages.token_premium) and
+`language_metrics` (a (tokenizer, language) frame, `with_premium` against a reference language) are
+read off that one count.
 """
 
 from __future__ import annotations
@@ -142,14 +149,9 @@ def word_spans(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(edges == 1).astype(np.int64), np.flatnonzero(edges == -1).astype(np.int64)
 
 
-def token_char_spans(tokens: TokenList, cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends): the character spans of the tokens with a non-empty byte span, in order, each
-    equal to ByteCharMap.char_span of the token's byte span (computed for all at once, from the
-    text's code_points: building the ByteCharMap was a third of the time)."""
-    b0 = np.frombuffer(tokens.byte_starts, dtype=np.int64)
-    b1 = np.frombuffer(tokens.byte_ends, dtype=np.int64)
-    keep = b1 > b0
-    b0, b1 = b0[keep], b1[keep]
+def char_of_bytes(cps: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Character spans of non-empty byte spans [b0, b1) of the text whose code_points are `cps`: each
+    equal to ByteCharMap.char_span(b0, b1) (the characters the bytes touch), all at once."""
     if not len(cps) or cps.max() < 0x80:  # ASCII: bytes are characters
         return b0, b1
     sizes = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
@@ -158,45 +160,71 @@ def token_char_spans(tokens: TokenList, cps: np.ndarray) -> tuple[np.ndarray, np
     return np.searchsorted(starts, b0, side="right") - 1, np.searchsorted(starts, b1 - 1, side="right")
 
 
-def continued_words(tokens: TokenList) -> tuple[int, int]:
-    """(words, continued words) of one tokenized text: words touched by two or more tokens."""
-    cps = code_points(tokens.text)
+def count_tokenized(tokenizer: Tokenizer, batch: Sequence[TokenList]) -> CorpusCounts:
+    """The counts of texts already tokenized (TokenLists of `tokenizer`), each text on its own.
+
+    The texts are counted together, for speed: joined with a newline between them (whitespace, so
+    no word crosses from one text into the next) and each token's span moved by where its text
+    starts; then one pass finds every word, every token's character span and the words two or more
+    tokens touch. Equal to counting each text apart (tests/test_metrics.py holds it to a plain loop)."""
+    texts = [t.text for t in batch]  # lone surrogates already replaced by U+FFFD, as encoding does
+    n_bytes = [len(t.encode("utf-8")) for t in texts]
+    n_tokens = [len(t) for t in batch]
+    ids = np.frombuffer(b"".join(t.ids.tobytes() for t in batch), dtype=np.int64)
+    b0 = np.frombuffer(b"".join(t.byte_starts.tobytes() for t in batch), dtype=np.int64)
+    b1 = np.frombuffer(b"".join(t.byte_ends.tobytes() for t in batch), dtype=np.int64)
+    if len(batch) > 1:  # where each text starts in the joined text's bytes (+1 a newline)
+        offsets = np.concatenate(([0], np.cumsum(np.asarray(n_bytes[:-1], dtype=np.int64) + 1)))
+        shift = np.repeat(offsets, n_tokens)
+        b0, b1 = b0 + shift, b1 + shift
+    cps = code_points("\n".join(texts))
     ws, we = word_spans(cps)
-    if not len(ws):
-        return 0, 0
-    c0, c1 = token_char_spans(tokens, cps)
-    # tokens tile the text in order, so both ends are sorted: the tokens touching [ws, we) are those
-    # starting before we, less those ending at or before ws
-    touching = np.searchsorted(c0, we, side="left") - np.searchsorted(c1, ws, side="right")
-    return len(ws), int(np.count_nonzero(touching >= 2))
+    cont = 0
+    if len(ws):
+        keep = b1 > b0  # an empty span (an inserted ▁) touches nothing
+        c0, c1 = char_of_bytes(cps, b0[keep], b1[keep])
+        # the tokens tile each text in order, so both ends are sorted: the tokens touching [ws, we)
+        # are those starting before we, less those ending at or before ws
+        touching = np.searchsorted(c0, we, side="left") - np.searchsorted(c1, ws, side="right")
+        cont = int(np.count_nonzero(touching >= 2))
+    values, freqs = np.unique(ids, return_counts=True)
+    counts = Counter(dict(zip(values.tolist(), freqs.tolist())))
+    unk = tokenizer.unk_id
+    return CorpusCounts(texts=len(batch), tokens=len(ids), words=len(ws), continued_words=cont,
+                        bytes=sum(n_bytes), chars=sum(map(len, texts)),
+                        fallback=sum(n for i, n in counts.items() if tokenizer.is_byte_fallback(i)),
+                        unknown=counts.get(unk, 0) if unk is not None else 0,
+                        token_counts=counts, vocab_size=tokenizer.n_vocab)
 
 
 def count_text(tokenizer: Tokenizer, text: str) -> CorpusCounts:
     """The counts of one text, encoded as ordinary text (special-token strings are text)."""
-    tokens = tokenizer.tokenize(text, disallowed_special=())
-    clean = tokens.text  # lone surrogates already replaced by U+FFFD, as encoding does
-    words, cont = continued_words(tokens)
-    values, freqs = np.unique(np.frombuffer(tokens.ids, dtype=np.int64), return_counts=True)
-    ids = Counter(dict(zip(values.tolist(), freqs.tolist())))
-    unk = tokenizer.unk_id
-    return CorpusCounts(texts=1, tokens=len(tokens), words=words, continued_words=cont,
-                        bytes=len(clean.encode("utf-8")), chars=len(clean),
-                        fallback=sum(n for i, n in ids.items() if tokenizer.is_byte_fallback(i)),
-                        unknown=ids.get(unk, 0) if unk is not None else 0,
-                        token_counts=ids, vocab_size=tokenizer.n_vocab)
+    return count_tokenized(tokenizer, [tokenizer.tokenize(text, disallowed_special=())])
+
+
+BATCH_CHARS = 1 << 20  # count_corpus counts up to this many characters of texts at once (or 4,096 texts)
+BATCH_TEXTS = 4096
 
 
 def count_corpus(tokenizer: Tokenizer, texts: Iterable[str], *,
                  progress: Callable[[int], None] | None = None) -> CorpusCounts:
     """The counts of a tokenizer over texts, each encoded on its own (`encode_ordinary`). A str is
-    one text (not a sequence of one-character texts). `progress(k)` after each text, k counted from 1."""
+    one text (not a sequence of one-character texts). `progress(k)` after each text, k counted from 1.
+    Texts are counted in batches (count_tokenized): a short text costs its encoding and little more."""
     if isinstance(texts, str):
         texts = [texts]
     total = CorpusCounts(vocab_size=tokenizer.n_vocab)
+    batch, size = [], 0
     for k, text in enumerate(texts, 1):
-        total = _add_into(total, count_text(tokenizer, text))
+        batch.append(tokenizer.tokenize(text, disallowed_special=()))
+        size += len(text)
+        if size >= BATCH_CHARS or len(batch) >= BATCH_TEXTS:
+            total = _add_into(total, count_tokenized(tokenizer, batch))
+            batch, size = [], 0
         if progress is not None:
             progress(k)
+    if batch:
+        total = _add_into(total, count_tokenized(tokenizer, batch))
     return total
 
 
@@ -291,9 +319,23 @@ def overall(counts: Mapping[str, Mapping[str, CorpusCounts]]) -> dict[str, Corpu
 def language_metrics(counts: Mapping[str, Mapping[str, CorpusCounts]], *, reference: str | None = None) -> pd.DataFrame:
     """language_counts as one long frame indexed by (tokenizer, language), the COLUMNS and, with a
     reference language, `premium` = the language's tokens / the reference's under the same
-    tokenizer (the token premium)."""
-    frames = {name: metrics_frame(by_lang, reference=reference, index_name="language")
-              for name, by_lang in counts.items()}
+    tokenizer (the token premium; with_premium adds it to a frame made without)."""
+    frames = {name: metrics_frame(by_lang, index_name="language") for name, by_lang in counts.items()}
     if not frames:
         raise ValueError("No tokenizers: give at least one.")
-    return pd.concat(frames, names=["tokenizer", "language"])
+    out = pd.concat(frames, names=["tokenizer", "language"])
+    return out if reference is None else with_premium(out, reference)
+
+
+def with_premium(by_language: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """language_metrics' frame with `premium` (again) against `reference`, from its tokens column:
+    so a page keeps the frame and changes the reference without the counts."""
+    languages = by_language.index.get_level_values("language")
+    if reference not in set(languages):
+        raise ValueError(f"The reference {reference!r} is not among the languages.")
+    ref = by_language["tokens"].xs(reference, level="language")
+    denominator = by_language.index.get_level_values("tokenizer").map(ref).to_numpy(dtype="float64")
+    out = by_language.copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["premium"] = np.where(denominator > 0, by_language["tokens"].to_numpy() / denominator, np.nan)
+    return out
