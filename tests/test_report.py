@@ -287,3 +287,21 @@ def test_one_binary_rule_for_uploads_and_the_report(data):
         assert reason is not None and str(e).startswith(reason + ". Upload a text file")
     else:
         assert reason is None
+
+
+def test_renyi_efficiency_does_not_depend_on_the_order_of_the_counter():
+    """Counts summed from batches list their ids in another order than one pass; the efficiency must
+    be the same to the last bit (it was not while the probabilities were summed in Counter order)."""
+    import random
+    from collections import Counter
+
+    from tokenizers.analysis.metrics import renyi_efficiency
+
+    rng = random.Random(1)
+    # a few frequent ids and many rare ones
+    pairs = [(i, rng.randint(1, 10)) for i in range(5000)] + [(5000 + i, 10**6) for i in range(3)]
+    values = set()
+    for _ in range(20):
+        rng.shuffle(pairs)
+        values.add(renyi_efficiency(Counter(dict(pairs)), 100_000))
+    assert len(values) == 1
