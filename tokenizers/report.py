@@ -398,8 +398,8 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
     else:
         runner = Pool(workers, tokenizer_files)
     total_bytes = sum(f.stat().st_size for f in files)
-    # counts are summed in file order and, within a file, in batch order: the order one pass over the
-    # corpus would see, so that even the Counter behind the Rényi entropy lists its ids alike
+    # counts are summed in file order and, within a file, in batch order (the order of one pass over
+    # the corpus), whatever order the workers finish in: the report is the same from run to run
     report = Report(names, {}, None, files=len(files), group_by=group_by, reference=reference)
     done_bytes = 0
     pending: dict[int, dict[str, CorpusCounts] | None] = {}   # file index -> counts so far
