@@ -20,7 +20,7 @@ from conftest import ROOT
 from tokenizers.analysis.metrics import COLUMNS, corpus_metrics, metrics_frame
 from tokenizers.analysis.parallel import LANGUAGES
 from tokenizers.report import (EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, EXIT_USAGE, SkipFile, UsageError, documents,
-                               find_files, run)
+                               find_files, main, run)
 
 TOKS = ["gpt2", "cl100k_base", "mistral_sp"]  # a byte-level BPE, another, and SentencePiece with byte fallback
 SOME = ["eng", "fra", "kor", "hin", "ara", "zho"]
@@ -240,20 +240,34 @@ def test_a_5_mb_line_is_one_document(tmp_path):
                              "nothing of it is counted"]
 
 
-def test_empty_corpus_and_bad_arguments(tmp_path):
+def test_empty_corpus_and_bad_arguments(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "a.txt").write_text("\n\n", encoding="utf-8")
     res = cli(str(tmp_path / "empty"), "--tokenizers", "gpt2", "--out", str(tmp_path / "r.csv"))
     assert res.returncode == EXIT_FAILED
     assert "error: no documents in 1 file(s); nothing written" in res.stderr
     assert not (tmp_path / "r.csv").exists()
-    res = cli(str(tmp_path / "nowhere"), "--tokenizers", "gpt2")
-    assert res.returncode == EXIT_USAGE and f"error: {tmp_path / 'nowhere'}: no such file or folder." in res.stderr
-    res = cli(str(tmp_path / "empty"), "--tokenizers", "gpt2,nope")
-    assert res.returncode == EXIT_USAGE and "error: 'nope' is neither a tokenizer name (" in res.stderr
-    res = cli(str(tmp_path / "empty"), "--tokenizers", "gpt2", "--reference", "eng", "--group", "language")
-    assert res.returncode == EXIT_USAGE and "reference language 'eng' is not among the files' languages (a)" in res.stderr
-    assert cli(str(tmp_path / "empty"), "--tokenizers", "gpt2", "--unit", "page").returncode == EXIT_USAGE
+
+    def main_says(*args: str) -> tuple[int, str]:  # the command in this process: quicker than a subprocess
+        code = main(list(args))
+        return code, capsys.readouterr().err
+
+    assert main_says(str(tmp_path / "empty"), "--tokenizers", "gpt2") == (
+        EXIT_FAILED, f"note: {tmp_path / 'empty' / 'a.txt'}: no documents (the file is empty or blank)\n"
+                     "error: no documents in 1 file(s); nothing written\n")
+    (tmp_path / "nothing" / "sub").mkdir(parents=True)
+    assert main_says(str(tmp_path / "nothing"), "--tokenizers", "gpt2") == (  # a folder holding only an empty folder
+        EXIT_FAILED, "error: no documents in 0 file(s); nothing written\n")
+    assert main_says(str(tmp_path / "nowhere"), "--tokenizers", "gpt2") == (
+        EXIT_USAGE, f"error: {tmp_path / 'nowhere'}: no such file or folder.\n")
+    code, err = main_says(str(tmp_path / "empty"), "--tokenizers", "gpt2,nope")
+    assert code == EXIT_USAGE and err.startswith("error: 'nope' is neither a tokenizer name (custom_bpe, gpt2, ")
+    code, err = main_says(str(tmp_path / "empty"), "--tokenizers", "gpt2", "--reference", "eng", "--group", "language")
+    assert code == EXIT_USAGE and "reference language 'eng' is not among the files' languages (a)" in err
+    assert main_says(str(tmp_path / "empty"), "--tokenizers", "gpt2", "--workers", "0")[0] == EXIT_USAGE
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "empty"), "--tokenizers", "gpt2", "--unit", "page"])
+    assert exit_.value.code == EXIT_USAGE
     with pytest.raises(UsageError, match="needs --group language"):
         run([tmp_path], ["gpt2"], reference="eng")
 
