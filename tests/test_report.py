@@ -156,9 +156,10 @@ def test_dask_missing_is_a_usage_error(tmp_path, monkeypatch):
 def test_jsonl_field_and_folders(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / ".hidden").mkdir()
-    records = [{"text": "The sun rises.", "id": 1}, {"text": "해는 아침에 뜹니다.", "id": 2}, {"text": "", "id": 3}]
+    records = [{"text": "The sun rises.", "id": 1}, {"text": "해는 아침에 뜹니다.", "id": 2}, {"text": "", "id": 3},
+               {"text": "a lone \ud83d surrogate and <|endoftext|>", "id": 4}]
     (tmp_path / "a" / "b" / "kor.jsonl").write_text(
-        "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n\n", encoding="utf-8")
+        "\n".join(json.dumps(r) for r in records) + "\n\n", encoding="utf-8")
     (tmp_path / "a" / "eng.txt").write_text("one line\r\nand another\r\n", encoding="utf-8")
     (tmp_path / "a" / ".hidden" / "x.txt").write_text("never read\n", encoding="utf-8")
     (tmp_path / "a" / ".notes.txt").write_text("never read\n", encoding="utf-8")
@@ -168,8 +169,8 @@ def test_jsonl_field_and_folders(tmp_path):
                                                                           tmp_path / "a" / "b" / "kor.jsonl"]
     report = run([tmp_path / "a"], ["gpt2"], group_by="language", workers=1)
     assert list(report.groups) == ["eng", "kor"]
-    assert_frame_equal(metrics_frame(report.groups["kor"]),
-                       corpus_metrics(["The sun rises.", "해는 아침에 뜹니다."], ["gpt2"]), check_exact=True)
+    kor = ["The sun rises.", "해는 아침에 뜹니다.", "a lone \ud83d surrogate and <|endoftext|>"]  # the last as text
+    assert_frame_equal(metrics_frame(report.groups["kor"]), corpus_metrics(kor, ["gpt2"]), check_exact=True)
     assert_frame_equal(metrics_frame(report.groups["eng"]), corpus_metrics(["one line", "and another"], ["gpt2"]),
                        check_exact=True)
     other = tmp_path / "body.jsonl"

@@ -289,7 +289,10 @@ class DaskCluster:
             self.close()
             raise UsageError(f"Cannot reach the Dask scheduler at {address}: {e}") from None
         try:
-            self.client.submit(worker_check, pure=False).result()
+            self.client.submit(worker_check, pure=False).result(timeout=120)
+        except TimeoutError:
+            self.close()
+            raise UsageError(f"No Dask worker of {address} answered within 120 s: are any connected?") from None
         except Exception as e:
             self.close()
             raise UsageError("The Dask workers cannot import this project's `tokenizers` package (the name is also "
