@@ -281,9 +281,18 @@ def test_a_tokenizer_file_by_path(tmp_path):
                      for i in range(gpt2.n_vocab) if i != gpt2.eot_token)
     (tmp_path / "mine.tiktoken").write_bytes(ranks)
     texts = write_parallel(tmp_path / "c", ["eng"])
-    report = run([tmp_path / "c"], ["gpt2", str(tmp_path / "mine.tiktoken")], workers=2, batch_bytes=100)
-    mine = load_user_file("mine.tiktoken", (tmp_path / "mine.tiktoken").read_bytes())
-    assert_frame_equal(metrics_frame(report.overall), corpus_metrics(texts["eng"], ["gpt2", mine]), check_exact=True)
+    report = run([tmp_path / "c"], ["gpt2", str(tmp_path / "mine.tiktoken")], workers=2, batch_bytes=100,
+                 pattern="GPT-2 (r50k_base)")
+    # GPT-2's ranks with GPT-2's split: the same tokens as gpt2
+    mine = load_user_file("mine.tiktoken", (tmp_path / "mine.tiktoken").read_bytes(), pattern=gpt2.pattern)
+    expected = corpus_metrics(texts["eng"], ["gpt2", mine])
+    assert_frame_equal(metrics_frame(report.overall), expected, check_exact=True)
+    assert expected.loc["mine.tiktoken", "tokens"] == expected.loc["gpt2", "tokens"]
+    # without --pattern, the upload form's default split (GPT-4's), as on the Compare page
+    default = run([tmp_path / "c"], [str(tmp_path / "mine.tiktoken")], workers=1)
+    gpt4_split = load_user_file("mine.tiktoken", (tmp_path / "mine.tiktoken").read_bytes(),
+                                pattern=get_tokenizer("cl100k_base").pattern)
+    assert_frame_equal(metrics_frame(default.overall), corpus_metrics(texts["eng"], [gpt4_split]), check_exact=True)
 
 
 @pytest.mark.parametrize("data", [bytes(range(256)) * 8, b"text\x00" * 100, "caf\xe9 au lait\n".encode("latin-1"),

@@ -168,6 +168,7 @@ class FileTokenizer:
     filename: str
     data: bytes = field(repr=False)
     digest: str = ""
+    pattern: str | None = None   # the split pattern of a .tiktoken file (other formats carry theirs)
 
 
 _files: dict[str, FileTokenizer] = {}   # name -> file, installed in each worker
@@ -191,7 +192,7 @@ def tokenizer(name: str):
     if key not in _loaded:
         from tokenizers.user_files import load_user_file
 
-        _loaded[key] = load_user_file(f.filename, f.data, name=name)
+        _loaded[key] = load_user_file(f.filename, f.data, name=name, pattern=f.pattern)
     return _loaded[key]
 
 
@@ -207,9 +208,11 @@ def worker_check() -> str:
     return str(Path(tokenizers.__file__).resolve().parent.parent)
 
 
-def resolve_tokenizers(specs: Sequence[str]) -> tuple[list[str], list[FileTokenizer]]:
+def resolve_tokenizers(specs: Sequence[str], pattern: str | None = None) -> tuple[list[str], list[FileTokenizer]]:
     """Names for the report and the tokenizer files among them, each loaded here once so that a bad
-    name or file stops the run before any work. A spec is a registry name or a path to a file."""
+    name or file stops the run before any work. A spec is a registry name or a path to a file.
+    `pattern` splits .tiktoken files: a name of user_files.known_patterns() or a regex (default: the
+    upload form's default, GPT-4's)."""
     from tokenizers.registry import REGISTRY
 
     names, files = [], []
@@ -220,15 +223,16 @@ def resolve_tokenizers(specs: Sequence[str]) -> tuple[list[str], list[FileTokeni
         path = Path(spec)
         if not path.is_file():
             raise UsageError(f"{spec!r} is neither a tokenizer name ({', '.join(REGISTRY)}) nor a tokenizer file.")
-        from tokenizers.user_files import UserFileError, display_name, load_user_file
+        from tokenizers.user_files import FIRST_PATTERN, UserFileError, display_name, known_patterns, load_user_file
 
         data = path.read_bytes()
         name = display_name(path.name)
+        regex = known_patterns().get(pattern or FIRST_PATTERN, pattern)
         try:
-            load_user_file(path.name, data, name=name)
+            load_user_file(path.name, data, name=name, pattern=regex)
         except UserFileError as e:
             raise UsageError(str(e)) from None
-        files.append(FileTokenizer(name, path.name, data, hashlib.sha256(data).hexdigest()))
+        files.append(FileTokenizer(name, path.name, data, hashlib.sha256(data).hexdigest(), regex))
         names.append(name)
     if len(set(names)) != len(names):
         raise UsageError(f"A tokenizer is named twice: {', '.join(names)}.")
@@ -374,7 +378,7 @@ def _add(total: dict[str, CorpusCounts] | None, part: Sequence[CorpusCounts], na
 
 def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: str = "line", text_field: str = "text",
         group_by: str = "file", workers: int | None = None, dask: str | None = None, dask_processes: bool = True,
-        reference: str | None = None, batch_bytes: int = BATCH_BYTES, max_document_bytes: int = MAX_DOCUMENT_BYTES,
+        reference: str | None = None, pattern: str | None = None, batch_bytes: int = BATCH_BYTES, max_document_bytes: int = MAX_DOCUMENT_BYTES,
         progress: Callable[[int, int], None] | None = None, warn: Callable[[str], None] | None = None) -> Report:
     """Count a corpus of files; see the module's docstring. UsageError for bad arguments; a failure in
     a worker is raised (with the file it came from noted). Files that cannot be read are skipped
@@ -391,7 +395,7 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
     if reference is not None and reference not in languages:
         raise UsageError(f"The reference language {reference!r} is not among the files' languages "
                          f"({', '.join(languages)}).")
-    names, tokenizer_files = resolve_tokenizers(tokenizers)
+    names, tokenizer_files = resolve_tokenizers(tokenizers, pattern)
     install(tokenizer_files)
     workers = workers or len(os.sched_getaffinity(0))
     if dask:
@@ -512,6 +516,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="UTF-8 text files, .jsonl files, folders")
     p.add_argument("--tokenizers", required=True,
                    help="comma-separated registry names (gpt2,cl100k_base,...) or paths to tokenizer files")
+    p.add_argument("--pattern", default=None,
+                   help="the split pattern of .tiktoken files given by path: 'GPT-4 (cl100k_base)' (default), "
+                        "'GPT-2 (r50k_base)', 'GPT-4o (o200k_base)', 'Llama 3', 'Qwen', or a regex")
     p.add_argument("--out", default="-", help="the CSV to write (default: standard output)")
     p.add_argument("--unit", choices=UNITS, default="line", help="a document is a line (default) or a whole file")
     p.add_argument("--field", default="text", help="the text field of .jsonl records (default: text)")
@@ -546,7 +553,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         report = run(args.paths, [t.strip() for t in args.tokenizers.split(",") if t.strip()], unit=args.unit,
-                     text_field=args.field, group_by=args.group, reference=args.reference, workers=args.workers,
+                     text_field=args.field, group_by=args.group, reference=args.reference, pattern=args.pattern,
+                     workers=args.workers,
                      dask=args.dask, batch_bytes=max(1, int(args.batch_mb * 1e6)), progress=bar, warn=warn)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
