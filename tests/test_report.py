@@ -201,7 +201,7 @@ def test_unit_file_keeps_each_file_whole(tmp_path):
 def hostile_corpus(folder: Path) -> dict[str, list[str]]:
     texts = write_parallel(folder, ["eng", "kor"])
     (folder / "binary.dat").write_bytes(bytes(range(256)) * 64)
-    (folder / "latin1.txt").write_bytes("bonjour\nle café est chaud\n".encode("latin-1"))
+    (folder / "latin1.txt").write_bytes(b"\xef\xbb\xbf" + "bonjour\nle café est chaud\n".encode("latin-1"))
     (folder / "empty.txt").write_bytes(b"")
     # valid for its first 300 KB (many batches have gone out by then), then a byte that is not UTF-8
     (folder / "late.txt").write_bytes(b"fine text here\n" * 20_000 + b"caf\xe9\n")
@@ -216,7 +216,7 @@ def test_hostile_files_are_skipped_whole_and_named(tmp_path):
     assert res.returncode == EXIT_SKIPPED, res.stderr
     err = res.stderr
     assert f"warning: {tmp_path / 'c' / 'binary.dat'} looks like a binary file" in err
-    assert (f"warning: {tmp_path / 'c' / 'latin1.txt'} is not UTF-8: byte 0xe9 at line 2, byte offset 14 does not "
+    assert (f"warning: {tmp_path / 'c' / 'latin1.txt'} is not UTF-8: byte 0xe9 at line 2, byte offset 17 does not "
             "decode (convert it first, e.g. `iconv -f latin1 -t utf-8`); skipped, nothing of it is counted") in err
     assert f"warning: {tmp_path / 'c' / 'late.txt'} is not UTF-8: byte 0xe9 at line 20,001, byte offset 300,003" in err
     assert f"note: {tmp_path / 'c' / 'empty.txt'}: no documents" in err
@@ -329,3 +329,16 @@ def test_renyi_efficiency_does_not_depend_on_the_order_of_the_counter():
         rng.shuffle(pairs)
         values.add(renyi_efficiency(Counter(dict(pairs)), 100_000))
     assert len(values) == 1
+
+
+def test_where_a_file_stops_being_utf8(tmp_path):
+    """The offset counts the file's bytes, a byte order mark included."""
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"\xef\xbb\xbfcaf\xe9\n")
+    with pytest.raises(SkipFile, match=r"a.txt is not UTF-8: byte 0xe9 at line 1, byte offset 6 does not decode"):
+        list(documents(f))
+    with pytest.raises(SkipFile, match=r"a.txt is not UTF-8: byte 0xe9 at byte offset 6 does not decode"):
+        list(documents(f, unit="file"))
+    f.write_bytes(b"\xef\xbb\xbfcaf\xc3\xa9\r\n\r\n  \nthe end")
+    assert list(documents(f)) == [("café", 10), (None, 2), (None, 3), ("the end", 7)]
+    assert list(documents(f, unit="file")) == [("café\r\n\r\n  \nthe end", 22)]

@@ -48,6 +48,7 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 BATCH_BYTES = 1_000_000
 MAX_DOCUMENT_BYTES = 64_000_000  # one document (a line, a file) is held whole: bigger ones skip their file
 BINARY_SAMPLE = 65536
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some editors write first: not part of the text
 
 
 class SkipFile(Exception):
@@ -109,7 +110,8 @@ def documents(path: Path, *, unit: str = "line", text_field: str = "text",
             if len(raw) > max_document_bytes:
                 raise SkipFile(f"{name} is over {max_document_bytes / 1e6:g} MB, the bound on one document; "
                                "read it with --unit line")
-            text = _decode(name, raw.removeprefix(b"\xef\xbb\xbf"), 0, None)
+            bom = 3 if raw.startswith(BOM) else 0
+            text = _decode(name, raw[bom:], bom, None)
             yield (text if text.strip() else None), len(raw)
             return
         offset, number = 0, 0
@@ -122,9 +124,8 @@ def documents(path: Path, *, unit: str = "line", text_field: str = "text",
                 raise SkipFile(f"{name}: line {number:,} is over {max_document_bytes / 1e6:g} MB, the bound on one "
                                "document")
             body = raw.rstrip(b"\r\n")
-            if number == 1:
-                body = body.removeprefix(b"\xef\xbb\xbf")
-            text = _decode(name, body, offset, number)
+            bom = 3 if number == 1 and body.startswith(BOM) else 0
+            text = _decode(name, body[bom:], offset + bom, number)
             offset += len(raw)
             if jsonl and text.strip():
                 text = _json_text(name, number, text, text_field)
