@@ -342,3 +342,19 @@ def test_where_a_file_stops_being_utf8(tmp_path):
     f.write_bytes(b"\xef\xbb\xbfcaf\xc3\xa9\r\n\r\n  \nthe end")
     assert list(documents(f)) == [("café", 10), (None, 2), (None, 3), ("the end", 7)]
     assert list(documents(f, unit="file")) == [("café\r\n\r\n  \nthe end", 22)]
+
+
+def test_a_file_that_cannot_be_opened_is_skipped(tmp_path, monkeypatch):
+    texts = write_parallel(tmp_path, ["eng", "fra"])
+    real_open = open
+
+    def failing_open(path, *args, **kwargs):
+        if str(path).endswith("fra.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", failing_open)
+    report = run([tmp_path], ["gpt2"], workers=1)
+    assert report.skipped == [f"{tmp_path / 'fra.txt'}: cannot be read: Permission denied; skipped, nothing of it "
+                              "is counted"]
+    assert_frame_equal(metrics_frame(report.overall), corpus_metrics(texts["eng"], ["gpt2"]), check_exact=True)

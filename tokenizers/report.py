@@ -366,6 +366,13 @@ def rows_of(counts: dict[str, CorpusCounts]) -> pd.DataFrame:
     return df
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since the folder was walked: reading it says so
+        return 0
+
+
 def group_of(path: Path, group_by: str) -> str:
     if group_by == "language":
         return path.name.split(".", 1)[0] or path.name
@@ -405,7 +412,7 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
         runner = InProcess()
     else:
         runner = Pool(workers, tokenizer_files)
-    total_bytes = sum(f.stat().st_size for f in files)
+    total_bytes = sum(_size(f) for f in files)
     # counts are summed in file order and, within a file, in batch order (the order of one pass over
     # the corpus), whatever order the workers finish in: the report is the same from run to run
     report = Report(names, {}, None, files=len(files), group_by=group_by, reference=reference)
@@ -461,7 +468,7 @@ def run(paths: Sequence[str | os.PathLike], tokenizers: Sequence[str], *, unit: 
                 skipped.add(i)
                 report.skipped.append(f"{message}; skipped, nothing of it is counted")
                 warn(report.skipped[-1])
-                done_bytes += max(0, path.stat().st_size - read) if path.exists() else 0
+                done_bytes += max(0, _size(path) - read)
             queue.append(("end", i))
         while queue:
             settle(queue.popleft())
