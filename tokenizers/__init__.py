@@ -24,6 +24,8 @@ The map (each subpackage's docstring says more):
     registry.py     the tokenizers the app offers by name
     jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
     user_files.py   the one entry point for a tokenizer file a person uploads
+    report.py       `python -m tokenizers.report`: corpus metrics over files of any size, on every core
+                    or a Dask cluster (docs/report.md)
 
 Note: this package's name shadows Hugging Face's `tokenizers` inside this repository.
 """

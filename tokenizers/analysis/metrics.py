@@ -124,7 +124,10 @@ def _ratio(a: int, b: int) -> float:
 def renyi_efficiency(token_counts: Mapping[int, int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float:
     """Rényi efficiency of a unigram distribution given by counts: H_alpha(p) / log(vocab_size).
     alpha = 1 is the Shannon efficiency. NaN when there are no tokens or vocab_size < 2."""
-    freqs = np.array([n for n in token_counts.values() if n > 0], dtype=np.float64)
+    # sorted, so that the float sums below do not depend on the order the Counter lists its ids in:
+    # counts added up from batches (tokenizers.report) list them in another order than one pass,
+    # and must give the same efficiency to the last bit
+    freqs = np.sort(np.array([n for n in token_counts.values() if n > 0], dtype=np.float64))
     if not len(freqs) or vocab_size < 2:
         return math.nan
     p = freqs / freqs.sum()

@@ -37,6 +37,24 @@ def printable_bytes(b: bytes, *, marks: bool = True) -> str:
     return "".join(out)
 
 
+# C0 control bytes other than tab, newline, vertical tab, form feed, carriage return and escape, and
+# DEL: text in any encoding (UTF-8, Latin-1, cp1251, Shift-JIS…) almost never holds them, while
+# random or compressed bytes hold one in ten
+CONTROL_BYTES = frozenset(range(0x20)) - {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B} | {0x7F}
+
+
+def binary_reason(name: str, sample: bytes) -> str | None:
+    """Why the first bytes of a file (64 KB is plenty) say it is binary, not text, as a sentence naming
+    it; None for text. More than 1% zero bytes, or more than 1% (at least 3) CONTROL_BYTES."""
+    if sample.count(b"\x00") > len(sample) // 100:
+        return f"{name} looks like a binary file (it is full of zero bytes), not text"
+    controls = sum(sample.count(bytes([c])) for c in CONTROL_BYTES)
+    if controls > max(2, len(sample) // 100):
+        return (f"{name} looks like a binary file, not text: {controls:,} of its first {len(sample):,} bytes "
+                "are control codes that text does not contain")
+    return None
+
+
 def clean_text(text: str) -> tuple[str, int]:
     """Return (text with lone surrogates replaced by U+FFFD, how many were replaced)."""
     try:
