@@ -27,3 +27,85 @@ def test_no_vocabulary_or_model_file_is_committed():
 
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert not [f for f in files if f.endswith((".tiktoken", ".bpe", ".model", ".whl")) or "encoder.json" in f]
+
+
+# --- the README fits, and its links and the docs' links lead somewhere inside the repository ---
+
+README_MAX_LINES = 250
+
+
+def markdown_files():
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def prose(text: str) -> str:
+    """The text outside fenced code blocks and inline code, where a link is a link."""
+    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.S | re.M)
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text, flags=re.S)
+
+
+def links(text: str) -> list[str]:
+    """Targets of inline links and images, `[text](target)` and `![alt](target "title")`."""
+    return [m.group(1) for m in re.finditer(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", prose(text))]
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, Markdown marks and punctuation dropped, spaces to '-'."""
+    heading = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip()).lower()
+    return re.sub(r"[^\w\- ]", "", heading).replace(" ", "-")
+
+
+def anchors(path) -> set[str]:
+    seen: dict[str, int] = {}
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", prose(path.read_text()), re.M):
+        s = slug(m.group(1))
+        n = seen.get(s, 0)
+        seen[s] = n + 1
+        out.add(s if n == 0 else f"{s}-{n}")
+    return out
+
+
+def test_slug_and_links_parse_as_github_does():
+    assert slug("The app's speed budget") == "the-apps-speed-budget"
+    assert slug("More visitors: several processes behind nginx") == "more-visitors-several-processes-behind-nginx"
+    assert slug("Vendor tokenizers: load, memory, speed") == "vendor-tokenizers-load-memory-speed"
+    assert slug("`tokenizers.report` for corpora") == "tokenizersreport-for-corpora"
+    text = "see [a](docs/a.md#x) and ![b](b.png \"t\"), not `[c](c.md)` nor\n```\n[d](d.md)\n```\n"
+    assert links(text) == ["docs/a.md#x", "b.png"]
+
+
+def test_readme_fits():
+    n = len((ROOT / "README.md").read_text().splitlines())
+    assert n <= README_MAX_LINES, f"README.md has {n} lines; the long reference belongs in docs/"
+
+
+def test_links_in_readme_and_docs_lead_to_files_and_anchors_in_the_repository():
+    bad = []
+    for md in markdown_files():
+        for target in links(md.read_text()):
+            where = f"{md.relative_to(ROOT)}: {target}"
+            if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):
+                if not target.startswith("https://"):
+                    bad.append(f"{where} (only https:// links leave the repository)")
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (md.parent / path).resolve() if path else md
+            if path.startswith("/") or not dest.is_relative_to(ROOT):
+                bad.append(f"{where} (outside the repository)")
+            elif not dest.exists():
+                bad.append(f"{where} (no such file)")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                bad.append(f"{where} (no heading with that anchor)")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_path_in_readme_or_docs_leads_outside_the_repository():
+    """A link is not the only way to point out of the repository: `../shared/DESIGN.md` in inline code
+    sent readers to a file no clone has. Any `../` path, in prose or code, must stay inside."""
+    bad = []
+    for md in markdown_files():
+        for m in re.finditer(r"(?<![\w.])((?:\.\./)+[\w./-]*)", md.read_text()):
+            if not (md.parent / m.group(1)).resolve().is_relative_to(ROOT):
+                bad.append(f"{md.relative_to(ROOT)}: {m.group(1)}")
+    assert not bad, "\n".join(bad)
