@@ -36,11 +36,13 @@ from __future__ import annotations
 import gc
 import threading
 import time
+import weakref
 
 from service.cache import release_free_memory
 
 GRACE_SECONDS = 60.0     # a visit disconnected this long is over
 SWEEP_EVERY = 10.0       # seconds between looks at the visits
+WATCH_SWEEPS = 30        # sweeps an ended session is collected for until it is freed (5 minutes)
 
 
 class Visits:
@@ -50,15 +52,17 @@ class Visits:
 
     def __init__(self, runtime, *, grace: float = GRACE_SECONDS, clock=time.monotonic):
         self.runtime, self.grace, self.clock = runtime, grace, clock
-        self.seen: set[str] = set()
+        self.seen: dict[str, weakref.ref | None] = {}   # session id -> its AppSession, weakly
         self.away: dict[str, float] = {}    # session id -> when it was first seen disconnected
+        self.closing: list[tuple[weakref.ref, int]] = []  # ended sessions not freed yet, sweeps left to watch
         self.ended = 0                      # visits ended so far
         self.lock = threading.Lock()
-        self._collect = False
 
-    def visit(self, session_id: str) -> None:
+    def visit(self, session_id: str, session=None) -> None:
+        """Note a visit seen running (`session`: its AppSession, to know when it is freed)."""
         with self.lock:
-            self.seen.add(session_id)
+            if self.seen.get(session_id) is None:
+                self.seen[session_id] = weakref.ref(session) if session is not None else None
             self.away.pop(session_id, None)
 
     def _with_files(self) -> list[str]:
@@ -67,13 +71,28 @@ class Visits:
 
     def sweep(self) -> list[str]:
         """End the visits disconnected for `grace` seconds or more; their ids."""
-        if self._collect:  # the sessions ended last time are closed now (on the event loop): free their memory
-            self._collect = False
-            gc.collect()
-            release_free_memory()
+        # The sessions ended before are closed now (on the event loop): free them. One may stay referenced
+        # a while longer: Runtime._loop_coroutine keeps the last session it sent messages for in a local
+        # variable until its next round (runtime.py:802), which only another visitor's activity starts.
+        # So the state of a closed session still alive is cleared (its uploaded files' bytes, tokenizers,
+        # results), and since a collection that comes first freezes it again with everything alive, the
+        # collection is repeated at each sweep until every ended session is gone (for 5 minutes at most).
+        if self.closing:
+            collect_everything()
+            still = []
+            for ref, sweeps in self.closing:
+                session = ref()
+                if session is not None:
+                    session.session_state.clear()  # idempotent; no script runs in a closed session
+                    if sweeps > 1:
+                        still.append((ref, sweeps - 1))
+                del session
+            if still:
+                collect_everything()
+            self.closing = [(r, n) for r, n in still if r() is not None]
         now = self.clock()
         with self.lock:
-            known = self.seen | set(self._with_files())
+            known = set(self.seen) | set(self._with_files())
         over = []
         for sid in known:
             if self.runtime.is_active_session(sid):
@@ -91,15 +110,36 @@ class Visits:
     def end(self, session_id: str) -> None:
         """Close a disconnected session and release what it holds."""
         with self.lock:
-            self.seen.discard(session_id)
+            session = self.seen.pop(session_id, None)
             self.away.pop(session_id, None)
             self.ended += 1
+        # freed at the next sweeps (a session never seen running, only its files, has nothing to free)
+        self.closing.append((session if session is not None else weakref.ref(_Nothing()), WATCH_SWEEPS))
         try:  # a visitor who reconnected in this instant only loses a later reconnect (Streamlit's own race rule)
             self.runtime.clear_user_info_for_session(session_id)
         except RuntimeError:  # the runtime is stopping
             pass
         self.runtime.uploaded_file_mgr.remove_session_files(session_id)
-        self._collect = True
+
+
+class _Nothing:
+    """Stands for an ended session this sweeper never held (dead at once: one collection, then no more)."""
+
+
+def collect_everything() -> None:
+    """Free the ended sessions now. A session is held in reference cycles (its script runner, callbacks),
+    so only Python's cycle collector frees it, and a quiet server (everyone gone) may not run a full
+    collection for a long time. And app_pages/shared.load_tokenizer calls gc.freeze() after each
+    vocabulary it loads, which moves every object alive at that moment, a visitor's session included, out
+    of the collector's reach for good: unfreeze, collect, freeze what is left again (0.04 s with eight
+    vocabularies loaded: their tokens are bytes and ints, which the collector does not track)."""
+    frozen = gc.get_freeze_count()
+    if frozen:
+        gc.unfreeze()
+    gc.collect()
+    if frozen:
+        gc.freeze()
+    release_free_memory()
 
 
 _visits: Visits | None = None
@@ -170,4 +210,4 @@ def watch() -> None:
                 visits = Visits(Runtime.instance(), grace=_grace())
                 threading.Thread(target=_sweeper, args=(visits,), name="token-lens-visits", daemon=True).start()
                 _visits = visits
-    _visits.visit(sid)
+    _visits.visit(sid, Runtime.instance().get_app_session(sid))
