@@ -79,16 +79,16 @@ class BoundedStore:
             release_free_memory()
         with self.lock:
             if key not in self.items and c <= self.max_cost:
-                oid = None if owner is None else self._watch(owner)
+                oid = None if owner is None else self.watch(owner)
                 self.items[key] = (value, c, oid, owner if oid is None else None)
                 self.total += c
                 if oid is not None:
                     self.owned[oid].add(key)
                 while self.total > self.max_cost or len(self.items) > self.max_entries:
-                    self._pop(next(iter(self.items)))
+                    self.drop(next(iter(self.items)))
         return value
 
-    def _watch(self, owner) -> int:
+    def watch(self, owner) -> int:
         """id(owner), with a finalizer that drops its entries when it is freed (registered once); None
         for an object that cannot be weakly referenced (the entry then keeps it alive, so its id is
         never reused while the entry lives)."""
@@ -101,7 +101,8 @@ class BoundedStore:
             self.owned[oid] = set()
         return oid
 
-    def _pop(self, key: Hashable) -> None:
+    def drop(self, key: Hashable) -> None:
+        """Remove one entry (the caller holds the lock)."""
         _, c, oid, _ = self.items.pop(key)
         self.total -= c
         if oid is not None and oid in self.owned:
@@ -112,7 +113,7 @@ class BoundedStore:
         with self.lock:
             for key in self.owned.pop(oid, ()):
                 if key in self.items:
-                    self._pop(key)
+                    self.drop(key)
 
     @property
     def cost(self) -> int:

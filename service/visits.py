@@ -65,7 +65,7 @@ class Visits:
                 self.seen[session_id] = weakref.ref(session) if session is not None else None
             self.away.pop(session_id, None)
 
-    def _with_files(self) -> list[str]:
+    def with_files(self) -> list[str]:
         storage = getattr(self.runtime.uploaded_file_mgr, "file_storage", None)  # MemoryUploadedFileManager's
         return list(storage) if storage is not None else []
 
@@ -92,7 +92,7 @@ class Visits:
             self.closing = [(r, n) for r, n in still if r() is not None]
         now = self.clock()
         with self.lock:
-            known = set(self.seen) | set(self._with_files())
+            known = set(self.seen) | set(self.with_files())
         over = []
         for sid in known:
             if self.runtime.is_active_session(sid):
