@@ -54,7 +54,7 @@ class Visits:
         self.runtime, self.grace, self.clock = runtime, grace, clock
         self.seen: dict[str, weakref.ref | None] = {}   # session id -> its AppSession, weakly
         self.away: dict[str, float] = {}    # session id -> when it was first seen disconnected
-        self.closing: list[tuple[weakref.ref, int]] = []  # ended sessions not freed yet, sweeps left to watch
+        self.closing: list[tuple[str, weakref.ref, int]] = []  # ended sessions not freed yet, sweeps left
         self.ended = 0                      # visits ended so far
         self.lock = threading.Lock()
 
@@ -80,16 +80,16 @@ class Visits:
         if self.closing:
             collect_everything()
             still = []
-            for ref, sweeps in self.closing:
+            for sid, ref, sweeps in self.closing:
                 session = ref()
-                if session is not None:
-                    session.session_state.clear()  # idempotent; no script runs in a closed session
+                if session is not None and not self.runtime.is_active_session(sid):  # (reconnected just before
+                    session.session_state.clear()  # its end: left alone) idempotent; no script runs in it
                     if sweeps > 1:
-                        still.append((ref, sweeps - 1))
+                        still.append((sid, ref, sweeps - 1))
                 del session
             if still:
                 collect_everything()
-            self.closing = [(r, n) for r, n in still if r() is not None]
+            self.closing = [(sid, r, n) for sid, r, n in still if r() is not None]
         now = self.clock()
         with self.lock:
             known = set(self.seen) | set(self.with_files())
@@ -114,8 +114,10 @@ class Visits:
             self.away.pop(session_id, None)
             self.ended += 1
         # freed at the next sweeps (a session never seen running, only its files, has nothing to free)
-        self.closing.append((session if session is not None else weakref.ref(_Nothing()), WATCH_SWEEPS))
-        try:  # a visitor who reconnected in this instant only loses a later reconnect (Streamlit's own race rule)
+        self.closing.append((session_id, session if session is not None else weakref.ref(_Nothing()), WATCH_SWEEPS))
+        # closes a stored session on the event loop; a visitor who reconnected in the instant since
+        # is_active_session said no keeps the session, which only can no longer be resumed later
+        try:
             self.runtime.clear_user_info_for_session(session_id)
         except RuntimeError:  # the runtime is stopping
             pass
