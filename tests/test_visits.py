@@ -197,3 +197,30 @@ def test_without_the_sweeper_streamlit_keeps_an_expired_visits_uploads(runtime):
         assert _held(rt, sid) == 3 * MB  # dropped, and its uploads are still held
     finally:
         gc.unfreeze()
+
+
+def test_two_tabs_of_one_browser_are_one_visitor(monkeypatch):
+    """The job runner's owner (service.visits.visitor_key): every tab of a browser sends Streamlit's XSRF
+    cookie, the same token masked anew on each page load; another browser has another token. Without a
+    cookie (AppTest, XSRF protection off) the visitor is the session."""
+    import os
+
+    import streamlit as st
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    from service import visits
+
+    cookie = {}
+    monkeypatch.setattr(type(st.context), "cookies", property(lambda self: cookie))
+    monkeypatch.setattr(visits, "current_session_id", lambda: "tab-session")
+    token, other = os.urandom(16), os.urandom(16)
+    keys = []
+    for t in (token, token, other):
+        cookie["_streamlit_xsrf"] = generate_xsrf_token_string(t, 1_700_000_000)
+        keys.append(visits.visitor_key())
+    assert keys[0] == keys[1] != keys[2] and keys[0].startswith("browser:")
+    assert token.hex() not in keys[0] and cookie["_streamlit_xsrf"] not in keys[2]
+    cookie.clear()
+    assert visits.visitor_key() == "session:tab-session"
+    monkeypatch.setattr(visits, "current_session_id", lambda: None)
+    assert visits.visitor_key() is None
