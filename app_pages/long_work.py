@@ -50,8 +50,8 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
 
     def report(state: jobs.JobState) -> None:
         if state.waiting and state.own_queue:
-            bar.progress(0.0, text="Waiting for your other training or check on this server (in another tab?) to "
-                                   f"finish: one runs at a time per visitor · {state.elapsed:.1f} s")
+            bar.progress(0.0, text="Waiting for your training in another tab to finish: one runs at a time per "
+                                   f"visitor · {state.elapsed:.1f} s")
             return
         if state.waiting:
             bar.progress(0.0, text=f"Waiting for a free slot ({jobs.MAX_CONCURRENT} trainings or checks run at once "
