@@ -27,7 +27,8 @@ Either way the work never runs in the web server itself, so:
 Fair use (issue 24: two tabs' Algorithms trainings, 45 s each, took both slots, and another visitor's
 "Classic example" waited 60 s and failed):
 
-* a job may name its `owner` (an opaque key: the pages pass their visit's session id), and one owner
+* a job may name its `owner` (an opaque key: the pages pass their visitor, service.visits.visitor_key: the
+  browser, whose tabs are one visitor, or else the session), and one owner
   holds at most one of the MAX_CONCURRENT slots: its second job waits in the owner's own queue until the
   first ends (`JobState.own_queue`), while other owners' jobs take the free slot. Waiting, not replacing
   or refusing: the second job is what the visitor just asked for, and stopping the first (which may be
