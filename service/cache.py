@@ -43,6 +43,20 @@ def _malloc_trim():
     return lambda: trim(0)
 
 
+def limit_malloc_arenas(n: int = 2) -> None:
+    """glibc's mallopt(M_ARENA_MAX, n), or nothing elsewhere: at most `n` malloc arenas from now on.
+    glibc gives each thread that allocates its own arena (up to 8 per core), and Streamlit runs every
+    rerun on a new thread; memory freed in an arena is mostly kept there, so after visitors who loaded big
+    files left, the server stayed ~40 MB higher with the default than with 2 arenas (issue 24,
+    benchmarks/memory_after_visits.py; the job runner's children get MALLOC_ARENA_MAX=2 for the same
+    reason)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-8, n)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
 # A megabyte of random Unicode through four tokenizers peaks ~400 MB above what the results keep; glibc
 # keeps most of the freed memory in the process (the server's threads each have an arena), so the
 # server's RSS stayed ~290 MB up instead of ~180 MB (8 ms per call; measured in the issue 16 note).

@@ -38,7 +38,7 @@ import threading
 import time
 import weakref
 
-from service.cache import release_free_memory
+from service.cache import limit_malloc_arenas, release_free_memory
 
 GRACE_SECONDS = 60.0     # a visit disconnected this long is over
 SWEEP_EVERY = 10.0       # seconds between looks at the visits
@@ -209,6 +209,7 @@ def watch() -> None:
     if _visits is None:
         with _start:
             if _visits is None:
+                limit_malloc_arenas()
                 visits = Visits(Runtime.instance(), grace=_grace())
                 threading.Thread(target=_sweeper, args=(visits,), name="token-lens-visits", daemon=True).start()
                 _visits = visits
