@@ -314,16 +314,32 @@ def test_trainings_wait_their_turn(monkeypatch):
 
     from tokenizers import jobs
 
-    busy = threading.BoundedSemaphore(1)  # the one runner's slots, all taken
-    busy.acquire()
+    busy = jobs._Slots(1, 0)  # the one runner's slots, all taken
+    assert busy.try_take(jobs._Ticket(None), None, False) == "general"
     monkeypatch.setattr(jobs, "_slots", busy)
     with pytest.raises(SentencePieceTrainingError) as e:
         train(TOY, vocab_size=400, timeout=0.5)
     assert e.value.reason == "busy" and "Try again in a moment" in str(e.value)
-    threading.Timer(0.6, busy.release).start()
+    threading.Timer(0.6, busy.release, args=("general", None)).start()
     seen = []
     assert train(TOY, vocab_size=400, progress=seen.append).vocab_size == 400
     assert seen[0].phase == "Waiting for another training to finish" and seen[-1].phase != seen[0].phase
+
+
+def test_a_visitors_second_training_waits_for_its_first(monkeypatch):
+    """Issue 24 (8): one slot per visitor, SentencePiece trainings included (the page passes its visitor)."""
+    import threading
+
+    from tokenizers import jobs
+
+    slots = jobs._Slots(2, 0)
+    assert slots.try_take(jobs._Ticket("visitor"), "visitor", False) == "general"  # its first training runs
+    monkeypatch.setattr(jobs, "_slots", slots)
+    threading.Timer(0.6, slots.release, args=("general", "visitor")).start()
+    seen = []
+    assert train(TOY, vocab_size=400, progress=seen.append, owner="visitor").vocab_size == 400
+    assert seen[0].phase == "Waiting for your other training to finish"  # though a slot was free
+    assert train(TOY, vocab_size=400, progress=seen.append, owner="someone else").vocab_size == 400
 
 
 def test_timeout():

@@ -419,7 +419,7 @@ def split_long_lines(text: str, max_bytes: int) -> tuple[str, int]:
 # -- training ----------------------------------------------------------------------------------------
 def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB,
           progress: Callable[[Progress], None] | None = None, name: str = "sp_lab", title: str | None = None,
-          **options) -> SentencePieceTokenizer:
+          owner=None, **options) -> SentencePieceTokenizer:
     """Train a SentencePiece model on `text` (each line is a sentence) with SentencePiece's own
     options (model_type="bpe", vocab_size=4000, byte_fallback=True, ...: see OPTIONS, LLAMA2_OPTIONS)
     and return it as a SentencePieceTokenizer, with `.report` (a SentencePieceReport).
@@ -428,7 +428,8 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
     one of the server's slots: the others wait, up to `timeout`), stopped after `timeout` seconds and
     capped at `memory_mb` of address space. `progress(Progress)` is called as the trainer's log moves
     on (and every jobs.POLL seconds, for the clock); whatever it raises stops the child. Any failure
-    raises SentencePieceTrainingError, whose message says what to change."""
+    raises SentencePieceTrainingError, whose message says what to change. `owner`: the visitor asking
+    (tokenizers.jobs: one slot at a time per owner)."""
     owned = sorted(_OWNED & set(options))
     if owned:
         raise SentencePieceTrainingError("option", f"train() writes the text and the model files itself; "
@@ -454,19 +455,19 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
 
         def report(s: jobs.JobState) -> None:
             if s.waiting:
-                progress(Progress(s.elapsed, "Waiting for another training to finish",
-                                  f"{jobs.MAX_CONCURRENT} at a time"))
+                progress(Progress(s.elapsed, "Waiting for your other training to finish" if s.own_queue
+                                  else "Waiting for another training to finish",
+                                  "one at a time per visitor" if s.own_queue else f"{jobs.MAX_CONCURRENT} at a time"))
             else:
                 progress(Progress(s.running, state.phase, state.detail, state.fraction, s.pid))
 
         try:
             done = jobs.run_program([sys.executable, "-I", str(WORKER), str(job_dir)], timeout=timeout,
-                                    memory_mb=memory_mb, report=report if progress is not None else None, watch=watch)
+                                    memory_mb=memory_mb, report=report if progress is not None else None, watch=watch,
+                                    owner=owner)
         except jobs.JobError as e:
             if e.reason == "busy":
-                raise SentencePieceTrainingError(
-                    "busy", f"{jobs.MAX_CONCURRENT} other jobs kept this server busy for {timeout:g} s.",
-                    "Try again in a moment.") from None
+                raise SentencePieceTrainingError("busy", str(e), "Try again in a moment.") from None
             if e.reason == "timeout":
                 raise explain_failure("", "", options, timed_out=True, timeout=timeout, memory_mb=memory_mb) from None
             raise
