@@ -109,3 +109,32 @@ def test_no_path_in_readme_or_docs_leads_outside_the_repository():
             if not (md.parent / m.group(1)).resolve().is_relative_to(ROOT):
                 bad.append(f"{md.relative_to(ROOT)}: {m.group(1)}")
     assert not bad, "\n".join(bad)
+
+
+def test_the_readmes_ten_lines_of_library_run_and_give_what_their_comments_say():
+    """The README's library block, line by line: each line runs, and a comment that opens with a
+    value (`# [15339, 1917]: ...`) states exactly what the line gives. The file it loads is the
+    provisioned claude_legacy tokenizer.json."""
+    import ast
+
+    from tokenizers.vocabularies.provision import vendor_path
+
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## The library in ten lines", 1)[1]
+    code = re.search(r"```python\n(.*?)\n```", block, re.S).group(1).splitlines()
+    assert len(code) <= 10
+    ns: dict = {}
+    for line in code:
+        stmt, _, comment = line.partition("  #")
+        stmt = stmt.strip().replace("path/to/tokenizer.json", str(vendor_path("claude_legacy")))
+        try:
+            expr = compile(stmt, "README.md", "eval")
+        except SyntaxError:
+            exec(stmt, ns)
+            continue
+        value = eval(expr, ns)
+        said = re.match(r"\s*(\[.*\]|'.*?')(?::|$)", comment)
+        if said:
+            assert value == ast.literal_eval(said.group(1)), line
+    assert len(ns["vocab_diff"]("cl100k_base", "o200k_base").only_b) == 114_965
+    assert 1129 in ns["token_healing"](ns["tok"], "http:").candidates  # "://"
