@@ -12,6 +12,7 @@ from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, titl
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, token_premium
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
+from ui import export
 from ui.figures import grouped_bars, table_heatmap
 from ui.formatting import escape_markdown
 from service import uploads
@@ -64,7 +65,7 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
         out = about.join(out)
     st.markdown("**All figures** (click a column header to sort)")
     st.dataframe(out, key=f"{key}_table")
-    st.download_button("Download the table (CSV)", out.to_csv().encode("utf-8"), file_name, "text/csv",
+    st.download_button("Download the table (CSV)", export.frame_csv(out).encode("utf-8"), file_name, "text/csv",
                        key=f"{key}_csv")
 
 

@@ -1,4 +1,6 @@
-"""Token tables for the table view and the CSV/JSON downloads, built in bulk from token arrays."""
+"""Token tables for the table view and the CSV/JSON downloads, built in bulk from token arrays; and the
+one way a CSV is written (`csv_text`, `frame_csv`), which keeps spreadsheets from reading a cell as a
+formula."""
 
 from __future__ import annotations
 
@@ -61,36 +63,66 @@ def export_json(text: str, results: dict[str, Sequence[Token]], *, parse_special
                       ensure_ascii=False, separators=(",", ":"))
 
 
-def export_csv(results: dict[str, Sequence[Token]]) -> str:
+# -- CSV: every CSV the app offers is written here ------------------------------------------------------
+# A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...), +cmd|..., @SUM,
+# and a leading tab or carriage return that it strips first): OWASP's "CSV injection". Such a string
+# cell gets a leading apostrophe, which spreadsheets show as text and do not display.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A CSV cell that no spreadsheet runs: a string starting with a formula character gets a leading
+    `'`; everything else (numbers, booleans, other strings) is returned as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(header: Sequence, columns: Sequence[Sequence]) -> str:
+    """CSV text of `header` and `columns` (one list per column, of equal lengths), every cell through
+    csv_cell. By column, so that a column without strings (ids, offsets: most of a token table) costs
+    nothing and the rows are written by the csv module in C."""
     import csv
     import io
-    from itertools import repeat
+
+    def safe(col: Sequence) -> Sequence:
+        return [csv_cell(v) for v in col] if any(isinstance(v, str) for v in col) else col
 
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["tokenizer", *COLUMNS])
-    for name, toks in results.items():
-        w.writerows(zip(repeat(name), *_columns(toks)))
+    w.writerow([csv_cell(h) for h in header])
+    w.writerows(zip(*map(safe, columns)))
     return buf.getvalue()
 
 
 def vocab_diff_csv(diff, selection) -> str:
     """A vocabulary diff's tokens as CSV, one row per (status, token bytes) of `selection`
     (ui.tables.diff_selection), with the columns of the page's table (ui.tables.diff_row): the token's
-    text, its exact bytes in hex, where it is, its kind, ids and ranks."""
-    import csv
-    import io
-
+    text, its exact bytes in hex, where it is, its kind, ids and ranks. Through csv_text, as every CSV."""
     from .tables import diff_row
 
-    buf = io.StringIO()
-    w = None
-    for status, t in selection:
-        row = diff_row(diff, status, t)
-        if w is None:
-            w = csv.DictWriter(buf, fieldnames=list(row))
-            w.writeheader()
-        w.writerow(row)
-    if w is None:
-        buf.write("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift\n")
-    return buf.getvalue()
+    rows = [diff_row(diff, status, t) for status, t in selection]
+    if not rows:
+        return csv_text("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift".split(","), [])
+    header = list(rows[0])
+    return csv_text(header, [[r[h] for r in rows] for h in header])
+
+
+def frame_csv(df) -> str:
+    """A pandas DataFrame as CSV (its index first, as DataFrame.to_csv writes it), string cells, index
+    labels and column names through csv_cell; numbers keep their type and formatting."""
+    import pandas as pd
+
+    out = df.map(csv_cell)
+    out.index = df.index.map(csv_cell) if not isinstance(df.index, pd.MultiIndex) else pd.MultiIndex.from_tuples(
+        [tuple(map(csv_cell, t)) for t in df.index], names=df.index.names)
+    out.columns = df.columns.map(csv_cell) if not isinstance(df.columns, pd.MultiIndex) else pd.MultiIndex.from_tuples(
+        [tuple(map(csv_cell, t)) for t in df.columns], names=df.columns.names)
+    return out.to_csv()
+
+
+def export_csv(results: dict[str, Sequence[Token]]) -> str:
+    """Compare's token table of every tokenizer, one row per token."""
+    per_tokenizer = [([name] * len(cols[0]), *cols) for name, toks in results.items() for cols in [_columns(toks)]]
+    columns = [[v for part in parts for v in part] for parts in zip(*per_tokenizer)] if per_tokenizer else []
+    return csv_text(["tokenizer", *COLUMNS], columns)
