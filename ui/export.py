@@ -66,7 +66,7 @@ def export_json(text: str, results: dict[str, Sequence[Token]], *, parse_special
 # -- CSV: every CSV the app offers is written here ------------------------------------------------------
 # A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...), +cmd|..., @SUM,
 # and a leading tab or carriage return that it strips first): OWASP's "CSV injection". Such a string
-# cell gets a leading apostrophe, which spreadsheets show as text and do not display.
+# cell gets a leading apostrophe, OWASP's remedy: the spreadsheet then takes the cell as text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
