@@ -39,6 +39,13 @@ def test_numbers_and_plain_strings_stay_as_they_are(value):
     assert export.csv_cell(value) == value if value is not None else export.csv_cell(value) is None
 
 
+def test_csv_text_changes_only_formula_strings_in_any_column():
+    out = export.csv_text(["=h", "n"], [[1, True, "-x", "=y", 1.0, None, "z"], [-1, -2.5, 0, 3, 4, 5, 6]],
+                          [["@a"], [7]])
+    assert cells(out) == [["'=h", "n"], ["1", "-1"], ["True", "-2.5"], ["'-x", "0"], ["'=y", "3"], ["1.0", "4"],
+                          ["", "5"], ["z", "6"], ["'@a", "7"]]
+
+
 # -- every CSV the app offers --------------------------------------------------------------------------
 def test_compare_token_csv_runs_no_formula():
     """Compare's "Download tokens (CSV)": tokens such as '=', '+', '-', '@' were cells a spreadsheet ran,

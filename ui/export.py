@@ -78,20 +78,26 @@ def csv_cell(value):
     return value
 
 
-def csv_text(header: Sequence, columns: Sequence[Sequence]) -> str:
-    """CSV text of `header` and `columns` (one list per column, of equal lengths), every cell through
-    csv_cell. By column, so that a column without strings (ids, offsets: most of a token table) costs
-    nothing and the rows are written by the csv module in C."""
+def csv_text(header: Sequence, *blocks: Sequence[Sequence]) -> str:
+    """CSV text of `header` and then each block's rows; a block is a list of columns (lists of equal
+    length). Every cell goes through csv_cell, by column: a column without strings (ids, offsets: most
+    of a token table) is left as it is, and the rows are written by the csv module in C."""
     import csv
     import io
 
     def safe(col: Sequence) -> Sequence:
-        return [csv_cell(v) for v in col] if any(isinstance(v, str) for v in col) else col
+        if str not in set(map(type, col)):
+            return col
+        # each distinct string once (a token table repeats its tokens), then a lookup per cell in C: only
+        # strings are keys, and no number equals a string, so every other cell comes back as it was
+        fixed = {v: csv_cell(v) for v in set(col) if isinstance(v, str) and v.startswith(FORMULA_STARTS)}
+        return list(map(fixed.get, col, col)) if fixed else col
 
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow([csv_cell(h) for h in header])
-    w.writerows(zip(*map(safe, columns)))
+    for columns in blocks:
+        w.writerows(zip(*map(safe, columns)))
     return buf.getvalue()
 
 
@@ -123,6 +129,5 @@ def frame_csv(df) -> str:
 
 def export_csv(results: dict[str, Sequence[Token]]) -> str:
     """Compare's token table of every tokenizer, one row per token."""
-    per_tokenizer = [([name] * len(cols[0]), *cols) for name, toks in results.items() for cols in [_columns(toks)]]
-    columns = [[v for part in parts for v in part] for parts in zip(*per_tokenizer)] if per_tokenizer else []
-    return csv_text(["tokenizer", *COLUMNS], columns)
+    blocks = ([[name] * len(cols[0]), *cols] for name, toks in results.items() for cols in [_columns(toks)])
+    return csv_text(["tokenizer", *COLUMNS], *blocks)
