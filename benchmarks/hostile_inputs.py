@@ -21,8 +21,9 @@ on a REAL server instead, because they are also measured by what another visitor
     .venv/bin/python benchmarks/hostile_inputs.py --attacks list
 
 Each attack gets a fresh `streamlit run app.py` (benchmarks/visitors.Server) whose address space is
-capped (--server-cap-gb, default 6) and a time limit (--attack-timeout, default 90 s; the server is
-stopped after it, so work that cannot be stopped ends there too). The attacker is a
+capped (--server-cap-gb, default 6) and a time limit (--attack-timeout, default 90 s for each of its
+steps: a page run, an upload; the server is stopped after the attack, so work that cannot be stopped
+ends there too). The attacker is a
 benchmarks/st_client.Visitor doing what a browser does (uploads by PUT with the XSRF token, buttons,
 inputs, the live text box); the crafted files are tests/hostile.py's. Meanwhile another visitor edits
 a ~1 KB text on Compare every 0.5 s: its worst edit (from sending to the end of the run; an edit still
@@ -126,7 +127,6 @@ def one_input(input_name: str, only: list[str] | None) -> list[dict]:
 
 
 # -- issue 24: attacks on a real server, with another visitor editing ---------------------------------------
-MB_ = 1 << 20
 
 
 def _server_mb(pid: int) -> tuple[float, float]:
@@ -364,9 +364,9 @@ async def _one_attack(name: str, attack, url: str, pid: int, args) -> dict:
         outcome = f"{type(e).__name__}: {str(e)[:120]}"
     seconds = ctx.extra.pop("attacker_s", time.perf_counter() - t0 - ctx.waited)
     try:
-        rss, peak = _server_mb(pid)
-    except OSError:
-        rss = peak = float("nan")
+        peak = _server_mb(pid)[1]
+    except OSError:  # the server is gone
+        peak = float("nan")
     worst = max(times, default=0.0)
     if pending[0] is not None:
         worst = max(worst, time.perf_counter() - pending[0])
