@@ -24,8 +24,12 @@ def cells(text: str) -> list[list[str]]:
 
 
 def runnable(cell: str) -> bool:
-    """What a spreadsheet reads as a formula (OWASP, CSV injection)."""
-    return cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+    """What a spreadsheet reads as a formula (OWASP, CSV injection); a number such as -3 is a number."""
+    try:
+        float(cell)
+        return False
+    except ValueError:
+        return cell.startswith(("=", "+", "-", "@", "\t", "\r"))
 
 
 # -- the one helper ------------------------------------------------------------------------------------
@@ -87,6 +91,23 @@ def test_languages_page_writes_its_csv_through_the_helper():
                           "script": {c: lang.script for c, lang in LANGUAGES.items()}}).rename_axis("language")
     out = about.join(flat(token_premium(language_texts(), toks, "eng")).round(3))
     assert export.frame_csv(out) == out.to_csv()
+
+
+def test_vocabulary_diff_csv_runs_no_formula():
+    """The Vocabulary diff page's "Download these tokens (CSV)": tokens such as '=' or '-' were cells a
+    spreadsheet ran; a negative rank shift stays a number."""
+    from tokenizers import vocab_diff
+    from ui.export import vocab_diff_csv
+    from ui.tables import diff_selection
+
+    d = vocab_diff("gpt2", "cl100k_base")
+    chosen = [(s, t) for s, t in diff_selection(d, "shared") if t[:1] in (b"=", b"+", b"-", b"@")][:200]
+    assert len(chosen) > 20
+    rows = cells(vocab_diff_csv(d, chosen))
+    assert len(rows) == 1 + len(chosen) and not [c for row in rows for c in row if runnable(c)]
+    assert {r[0][:2] for r in rows[1:]} <= {"'=", "'+", "'-", "'@"}
+    shifts = [r[-1] for r in rows[1:]]
+    assert any(s.startswith("-") for s in shifts) and all(s.lstrip("-").isdigit() for s in shifts)
 
 
 def test_every_csv_goes_through_the_one_helper():
