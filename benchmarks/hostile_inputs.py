@@ -206,15 +206,15 @@ def _typed(n: int, file: bytes, name: str = "tokenizer.json", char: str = "x"):
     return attack
 
 
-def _decoder(times: int):
+def _decoder(times: int, doublings: int = 24):
     async def attack(ctx: Ctx) -> str:
         import hostile
 
         async with ctx.visitor(query={"text": "hi"}) as v:
-            run = await load_file(v, hostile.MINBPE_NAME, ctx.build(hostile.doubling_minbpe_model))
+            run = await load_file(v, hostile.MINBPE_NAME, ctx.build(hostile.doubling_minbpe_model, doublings))
             if seen(run) != "ok":
                 return seen(run)
-            ids = ", ".join([str(hostile.doubling_token_id())] * times)
+            ids = ", ".join([str(hostile.doubling_token_id(doublings))] * times)
             run = await v.set(compare_decode_tok=option(v, "compare_decode_tok", "double"), compare_decode_ids=ids)
             return seen(run) + f" ({run.received / 1e6:.1f} MB sent)"
     return attack
@@ -312,6 +312,8 @@ def attacks() -> dict:
         "2 one token of 16.8 MB: Inside": ("the same .model; Inside with its id",
                                            _inside(hostile.MINBPE_NAME, hostile.doubling_minbpe_model,
                                                    hostile.doubling_token_id())),
+        "2 a token at the 16 KB bound: Compare decoder ×8": (
+            "the same .model with 14 doublings (16,384 bytes, the largest token a file may hold)", _decoder(8, 14)),
         "2 .tiktoken with a 15 MB token": ("load it", _load_only(hostile.TIKTOKEN_NAME, hostile.big_token_tiktoken)),
         "3a 40 × 19 MB on Languages, then leave": ("RSS after the session closed", _languages_uploads),
         "3b six tokenizers per visit × 2, then leave": ("900,000-token .tiktoken files on Compare",
@@ -325,6 +327,9 @@ def attacks() -> dict:
                                              _typed(1, hostile.split_sequence_json(), char=hostile.catastrophic_text(30))),
         "7 merge rank of a×20,000": (".tiktoken with aa and a×20,000; Inside with that id",
                                      _inside("run.tiktoken", hostile.long_run_tiktoken, hostile.LONG_RUN_ID)),
+        "7 merge rank of a×16,000 (under the 16 KB bound)": (
+            "the same with a×16,000", _inside("run.tiktoken", lambda: hostile.long_run_tiktoken(16_000),
+                                               hostile.LONG_RUN_ID)),
         "8 two Algorithms trainings + Classic example": ("the Classic example's wait", _training_slots),
     }
 
