@@ -178,7 +178,19 @@ class SentencePieceTrainingError(TrainingError):
 # -- the trainer's log --------------------------------------------------------------------------------
 # absl style "I0000 00:00:17954.80 12995 trainer_interface.cc:149] msg", or the older
 # "trainer_interface.cc(407) LOG(INFO) msg": either way, the message is what follows
-_LOG_LINE = re.compile(r"^(?:[IWEF]\d{4} \S+\s+\d+ \S+:\d+\]|\S+\.cc\(\d+\) LOG\(\w+\)) ?(.*)$")
+_LOG_LINE = re.compile(r"^(?:[IWEF]\d{4} \S+(?:\s+\d+)? \S+:\d+\]|\S+\.cc\(\d+\) LOG\(\w+\)) ?(.*)$")
+# the absl prefix's third field is the logging thread's id (the child's PID): left out of what is kept
+_ABSL_THREAD = re.compile(r"^([IWEF]\d{4} \S+)\s+\d+ (?=\S+:\d+\])", re.M)
+
+
+def scrub_log(text: str, job_dir: str | Path = "") -> str:
+    """The trainer's words without what only the server should know: the child's PID (absl's thread
+    column) and the job's temporary folder (shown as "."), so that the log a page shows and a
+    training error carry neither."""
+    text = _ABSL_THREAD.sub(r"\1 ", text)
+    for d in {str(job_dir), str(Path(job_dir).resolve())} if job_dir else ():
+        text = text.replace(d + "/", "").replace(d, ".")
+    return text
 
 
 def log_messages(log: str) -> list[str]:
@@ -471,10 +483,11 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
             if e.reason == "timeout":
                 raise explain_failure("", "", options, timed_out=True, timeout=timeout, memory_mb=memory_mb) from None
             raise
-        log = done.stderr.decode("utf-8", errors="replace")
+        log = scrub_log(done.stderr.decode("utf-8", errors="replace"), job_dir)
         error = ""
         if (job_dir / "error.json").exists():
-            error = json.loads((job_dir / "error.json").read_text(encoding="utf-8")).get("message", "")
+            error = scrub_log(json.loads((job_dir / "error.json").read_text(encoding="utf-8")).get("message", ""),
+                              job_dir)
         model = job_dir / "model.model"
         if done.returncode != 0 or not model.exists():
             raise explain_failure(error, log, options, returncode=done.returncode, timeout=timeout,
