@@ -165,7 +165,8 @@ CSS = """
 .tl-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;
   line-height:2.1;white-space:pre-wrap;word-break:break-word;color:#111827;}
 .tl-spans{direction:ltr;}
-.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;
+/* a box never wraps inside itself: white-space:pre in the box, a <wbr> between boxes */
+.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;white-space:pre;
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
 .tl-spans[data-owner] .tl-tok{cursor:pointer;}
 .tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
@@ -362,7 +363,7 @@ def model_html(model: dict) -> str:
     tips = [html.escape(t, quote=True) for t in model["tips"]]
     out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style}>']
     out += [f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}">{_parts_html(parts)}'
-            f'</span>{html.escape(breaks)}' for cls, tip, ids, pos, parts, breaks in model["segs"]]
+            f'</span><wbr>{html.escape(breaks)}' for cls, tip, ids, pos, parts, breaks in model["segs"]]
     out.append("</div>")
     return "".join(out)
 
@@ -394,3 +395,67 @@ def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: i
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
             f'<span style="opacity:.8">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
             f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span></div>')
+
+
+# -- notebooks: a TokenList's _repr_html_ and tokenizers.show -----------------------------------------------
+NOTEBOOK_LIMIT = 5_000  # tokens drawn per tokenization in a notebook; the counts are always of all of them
+
+
+def tokens_html(tokens, *, whitespace: bool = True, limit: int = NOTEBOOK_LIMIT) -> str:
+    """A TokenList as one self-contained block (its CSS inline, no script, nothing fetched): the
+    tokenizer's heading with the counts, then the colored spans (at most `limit` tokens, said when
+    cut). What `TokenList._repr_html_` shows in Jupyter."""
+    tok, text = tokens.tokenizer, tokens.text
+    n = len(tokens)
+    shown = tokens[:limit]
+    out = ['<div class="tl-notebook">',
+           render_header(tok.name, _title(tok), n, len(text), len(text.encode("utf-8", "surrogatepass"))),
+           model_html(span_model(text, shown, whitespace=whitespace))]
+    if n > len(shown):
+        out.append(f'<div class="tl-more" style="font-family:sans-serif;opacity:.8">… the first {len(shown):,} of '
+                   f'{n:,} tokens</div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def tokens_text(tokens, *, limit: int = 200) -> str:
+    """A TokenList in plain text for a terminal: its heading and count, then its segments between
+    bars as the spans draw them (whitespace as · → ↵ ␍; tokens that share a character as one
+    segment with their count in brackets)."""
+    tok, text, n = tokens.tokenizer, tokens.text, len(tokens)
+    segs = segments(text, tokens[:limit])
+    pieces = "|".join("".join(WHITESPACE_MARKS.get(c, c) for c in text[a:b]) + (f"[{len(s.tokens)}]" if s.grouped else "")
+                      for s in segs for a, b in [s.char_span])
+    more = f"|… ({n - limit:,} more)" if n > limit else ""
+    return f"{_title(tok)}: {n:,} {plural(n, 'token')}\n  |{pieces}{more}|"
+
+
+def _title(tok) -> str:
+    title = tok.title or tok.name
+    return title if tok.name in title else f"{title} ({tok.name})"
+
+
+class Comparison:
+    """Several tokenizations of one text side by side: `tokenizers.show(text, tokenizers=[...])`.
+    Jupyter draws `_repr_html_` (a column per tokenizer, each with its counts); a terminal prints
+    `repr`. `results` maps each tokenizer's name to its TokenList."""
+
+    def __init__(self, text: str, results: Mapping[str, object], *, whitespace: bool = True,
+                 limit: int = NOTEBOOK_LIMIT):
+        self.text = text
+        self.results = dict(results)
+        self.whitespace = whitespace
+        self.limit = limit
+
+    def counts(self) -> dict[str, int]:
+        return {name: len(toks) for name, toks in self.results.items()}
+
+    def _repr_html_(self) -> str:
+        columns = "".join(f'<div class="tl-col" style="min-width:0">'
+                          f'{tokens_html(toks, whitespace=self.whitespace, limit=self.limit)}</div>'
+                          for toks in self.results.values())
+        return ('<div class="tl-compare" style="display:grid;gap:1rem 1.5rem;align-items:start;'
+                'grid-template-columns:repeat(auto-fit,minmax(18rem,1fr))">' + columns + "</div>")
+
+    def __repr__(self) -> str:
+        return "\n".join(tokens_text(toks) for toks in self.results.values())

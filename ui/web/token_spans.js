@@ -27,7 +27,7 @@ export default function ({ data: raw, parentElement }) {
         box.append(mark);
       }
     }
-    div.append(box);
+    div.append(box, document.createElement("wbr"));  // lines break between boxes only (see CSS)
     if (breaks) div.append(breaks);
   }
   root.replaceChildren(div);
