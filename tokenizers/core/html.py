@@ -401,16 +401,17 @@ def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: i
 NOTEBOOK_LIMIT = 5_000  # tokens drawn per tokenization in a notebook; the counts are always of all of them
 
 
-def tokens_html(tokens, *, whitespace: bool = True, limit: int = NOTEBOOK_LIMIT) -> str:
+def tokens_html(tokens, *, limit: int = NOTEBOOK_LIMIT, **options) -> str:
     """A TokenList as one self-contained block (its CSS inline, no script, nothing fetched): the
-    tokenizer's heading with the counts, then the colored spans (at most `limit` tokens, said when
-    cut). What `TokenList._repr_html_` shows in Jupyter."""
+    tokenizer's heading with the counts, then the colored spans of its first `limit` tokens (said
+    when cut). `options` are span_model's (whitespace, alternating...). What `TokenList._repr_html_`
+    shows in Jupyter, and each column of `tokenizers.show` and of the app's HTML download."""
     tok, text = tokens.tokenizer, tokens.text
     n = len(tokens)
     shown = tokens[:limit]
     out = ['<div class="tl-notebook">',
            render_header(tok.name, _title(tok), n, len(text), len(text.encode("utf-8", "surrogatepass"))),
-           model_html(span_model(text, shown, whitespace=whitespace))]
+           model_html(span_model(text, shown, **options))]
     if n > len(shown):
         out.append(f'<div class="tl-more" style="font-family:sans-serif;opacity:.8">… the first {len(shown):,} of '
                    f'{n:,} tokens</div>')
@@ -440,19 +441,18 @@ class Comparison:
     Jupyter draws `_repr_html_` (a column per tokenizer, each with its counts); a terminal prints
     `repr`. `results` maps each tokenizer's name to its TokenList."""
 
-    def __init__(self, text: str, results: Mapping[str, object], *, whitespace: bool = True,
-                 limit: int = NOTEBOOK_LIMIT):
+    def __init__(self, text: str, results: Mapping[str, object], *, limit: int = NOTEBOOK_LIMIT, **options):
         self.text = text
         self.results = dict(results)
-        self.whitespace = whitespace
         self.limit = limit
+        self.options = options  # span_model's: whitespace, alternating...
 
     def counts(self) -> dict[str, int]:
         return {name: len(toks) for name, toks in self.results.items()}
 
     def _repr_html_(self) -> str:
         columns = "".join(f'<div class="tl-col" style="min-width:0">'
-                          f'{tokens_html(toks, whitespace=self.whitespace, limit=self.limit)}</div>'
+                          f'{tokens_html(toks, limit=self.limit, **self.options)}</div>'
                           for toks in self.results.values())
         return ('<div class="tl-compare" style="display:grid;gap:1rem 1.5rem;align-items:start;'
                 'grid-template-columns:repeat(auto-fit,minmax(18rem,1fr))">' + columns + "</div>")
