@@ -150,7 +150,7 @@ def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Tok
     """One self-contained HTML page (CSS inline, no script, nothing fetched) with each tokenizer's
     heading, counts and spans side by side, as tokenizers.show draws them in a notebook. `options`
     are span_model's (whitespace, alternating, marks...)."""
-    body = Comparison(text, results, limit=SPANS_LIMIT, **options)._repr_html_()
+    body = Comparison(text, results, limit=SPANS_LIMIT, **options).html()
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{html.escape(title)}</title>'
             '<style>body{margin:1.5rem;font-family:sans-serif}'

@@ -165,7 +165,7 @@ CSS = """
 .tl-spans{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95rem;
   line-height:2.1;white-space:pre-wrap;word-break:break-word;color:#111827;}
 .tl-spans{direction:ltr;}
-/* a box never wraps inside itself: white-space:pre in the box, a <wbr> between boxes */
+/* a box never wraps inside itself: white-space:pre in the box, a wbr element after each box */
 .tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;white-space:pre;
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
 .tl-spans[data-owner] .tl-tok{cursor:pointer;}
@@ -363,7 +363,7 @@ def model_html(model: dict) -> str:
     tips = [html.escape(t, quote=True) for t in model["tips"]]
     out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style}>']
     out += [f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}">{_parts_html(parts)}'
-            f'</span><wbr>{html.escape(breaks)}' for cls, tip, ids, pos, parts, breaks in model["segs"]]
+            f'</span>{html.escape(breaks)}<wbr>' for cls, tip, ids, pos, parts, breaks in model["segs"]]
     out.append("</div>")
     return "".join(out)
 
@@ -451,6 +451,10 @@ class Comparison:
         return {name: len(toks) for name, toks in self.results.items()}
 
     def _repr_html_(self) -> str:
+        return self.html()
+
+    def html(self) -> str:
+        """The columns as one self-contained block of HTML (what Jupyter draws)."""
         columns = "".join(f'<div class="tl-col" style="min-width:0">'
                           f'{tokens_html(toks, limit=self.limit, **self.options)}</div>'
                           for toks in self.results.values())

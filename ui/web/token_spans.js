@@ -27,8 +27,9 @@ export default function ({ data: raw, parentElement }) {
         box.append(mark);
       }
     }
-    div.append(box, document.createElement("wbr"));  // lines break between boxes only (see CSS)
+    div.append(box);
     if (breaks) div.append(breaks);
+    div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
   }
   root.replaceChildren(div);
 }
