@@ -80,11 +80,11 @@ def svg_text(svg: str) -> str:
         for text in g.iter(f"{SVG}text"):
             out.append(text.text or "")
             for span in text:
-                if span.get("class") not in ("tl-ids", "tl-mark"):
+                if span.get("class") != "tl-ids":
                     out.append(span.text or "")
                 out.append(span.tail or "")
     s = "".join(out)
-    s = "".join(UNMARK.get(c, c) for c in s)
+    s = "".join(UNMARK.get(c, c) for c in s if c != "◌")
     return "".join(chr(ord(c) - 0x2400) if 0x2400 <= ord(c) < 0x2420 else c for c in s)
 
 

@@ -160,10 +160,8 @@ def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Tok
 
 # SVG colors per class of span_model, light and dark (the CSS's, as SVG fills)
 _SVG_TEXT = {"light": "#111827", "dark": "#f3f4f6"}
-_SVG_PART = {"light": {"ws": "#6b7280", "nl": "#6b7280", "mark": "#9ca3af", "sp": "#7c3aed", "wm": "#0f766e",
-                       "ids": "#374151"},
-             "dark": {"ws": "#9ca3af", "nl": "#9ca3af", "mark": "#9ca3af", "sp": "#c4b5fd", "wm": "#5eead4",
-                      "ids": "#d1d5db"}}
+_SVG_PART = {"light": {"ws": "#6b7280", "nl": "#6b7280", "sp": "#7c3aed", "wm": "#0f766e", "ids": "#374151"},
+             "dark": {"ws": "#9ca3af", "nl": "#9ca3af", "sp": "#c4b5fd", "wm": "#5eead4", "ids": "#d1d5db"}}
 
 
 # characters XML 1.0 forbids even as references: C0 controls (but tab, newline, CR) shown as their
@@ -177,11 +175,15 @@ def _xml_text(s: str) -> str:
 
 def _cells(s: str) -> int:
     """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
-    n = 0
+    n, prev = 0, ""
     for ch in s:
         if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
-            continue
-        n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+            # subtle: after the app's ◌ a mark is drawn beside it, not on it (◌ and most marks come from
+            # different fallback fonts, which do not combine), so it takes a cell there
+            n += prev == "◌"
+        else:
+            n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        prev = ch
     return n
 
 
@@ -218,10 +220,15 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
     y = 0.0
 
     def text_el(x: float, y: float, w: float, fg: str, parts: list[tuple[str, str]]) -> str:
+        # ◌ (the base the app gives a leading combining mark) goes in the same run as the mark: a run
+        # boundary between them would draw the mark on its own, outside the box
         spans = "".join(f'<tspan class="tl-{c}" fill="{parts_color.get(c, fg)}">{_xml_text(t)}</tspan>'
-                        if c else _xml_text(t) for c, t in parts)
-        return (f'<text x="{x:.1f}" y="{y:.1f}" fill="{fg}" textLength="{w:.1f}" lengthAdjust="spacingAndGlyphs" '
-                f'xml:space="preserve">{spans}</text>')
+                        if c and c != "mark" else _xml_text(t) for c, t in parts)
+        # textLength holds the text to the grid's width; not where a combining mark is, which Chromium
+        # then lays out as a character of its own (the mark pushed out of the box)
+        fit = "" if any(unicodedata.combining(ch) for _, t in parts for ch in t) else \
+            f' textLength="{w:.1f}" lengthAdjust="spacingAndGlyphs"'
+        return f'<text x="{x:.1f}" y="{y:.1f}" fill="{fg}"{fit} xml:space="preserve">{spans}</text>'
 
     for name, toks in results.items():
         tok = toks.tokenizer
@@ -248,7 +255,7 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
             group = [f'<g class="{html.escape(cls)}" data-ids="{ids}"><title>{_xml_text(model["tips"][tip])}'
                      "</title>"]
             for k, line in enumerate(lines):
-                w = sum(_cells(t) for _, t in line) * cw
+                w = _cells("".join(t for _, t in line)) * cw
                 if k:
                     x, y = 0.0, y + lh
                 elif x > 0 and x + w + 2 * pad > width:
