@@ -202,3 +202,16 @@ def test_compare_offers_the_spans_for_slides(page, app_url):
     assert html.startswith("<!DOCTYPE html>") and "&lt;" in html and not re.search(r"https?:", html)
     screenshot(page, "compare-spans-downloads")
     assert not page.errors
+
+
+def test_compare_downloads_in_the_dark_theme(browser, app_url):
+    ctx = new_context(browser, viewport={"width": 1400, "height": 2200}, color_scheme="dark")
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": "Egg. I have an egg.", "tokenizers": "gpt2"}))
+        wait_for_app(pg)
+        settle(pg)
+        pg.get_by_role("button", name="Download spans (HTML page)").wait_for(timeout=60_000)
+        screenshot(pg, "compare-spans-downloads-dark")
+    finally:
+        ctx.close()
