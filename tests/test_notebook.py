@@ -148,3 +148,12 @@ def test_the_html_download_is_self_contained():
     assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
     assert not re.search(r"https?:|//|src=|href=|@import|url\(", page)
     assert page.count('class="tl-head"') == 2
+
+
+def test_the_docstring_example_of_show_runs():
+    import doctest
+
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(tokenizers.show, "show", globs={"show": tokenizers.show}):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == (0, 1)
