@@ -349,7 +349,7 @@ def columns(s: Shown) -> None:
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
 def counts_and_downloads(s: Shown) -> None:
     """The counts table (A and B side by side in two-text mode), a chart of one metric, and the tokens
-    as CSV or JSON."""
+    as CSV or JSON, the spans as SVG or HTML for slides."""
     clean, results, results_b = s.clean, s.results, s.results_b
     st.subheader("Counts")
     stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results})
@@ -384,6 +384,15 @@ def counts_and_downloads(s: Shown) -> None:
     e2.download_button("Download tokens (JSON)",
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
                        "tokens.json", "application/json", key=f"{K}json")
+    # the spans for slides, as on screen (whitespace marks and colors); built only when clicked
+    spans = dict(whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
+    e3, e4 = st.columns(2)
+    e3.download_button("Download spans (SVG, for slides)", lambda: export.spans_svg(clean, results, **spans),
+                       "token_spans.svg", "image/svg+xml", key=f"{K}svg")
+    e4.download_button("Download spans (HTML page)", lambda: export.spans_html(clean, results, **spans),
+                       "token_spans.html", "text/html", key=f"{K}spans_html")
+    if any(len(t) > export.SPANS_LIMIT for t in results.values()):
+        st.caption(f"The spans downloads draw the first {export.SPANS_LIMIT:,} tokens of each tokenizer.")
 
 
 def decoder(tokenizers: dict) -> None:

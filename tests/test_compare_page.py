@@ -242,7 +242,8 @@ def test_big_text_pages_show_the_same_stretch_in_every_column():
 def test_downloads_are_offered():
     at = set_text(app(tokenizers="gpt2,cl100k_base"), "hello world")
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download tokens (CSV)", "Download tokens (JSON)"]
+    assert labels == ["Download tokens (CSV)", "Download tokens (JSON)", "Download spans (SVG, for slides)",
+                      "Download spans (HTML page)"]
 
 
 def test_exports_hold_every_token():

@@ -16,7 +16,7 @@ from payloads import ALL, EVIL, MARKERS, PAYLOADS
 from tokenizers import BPETokenizer, get_tokenizer
 
 # what the app's renderers write: anything else in their output came from text
-APP_TAGS = {"style", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "b", "sub"}
+APP_TAGS = {"style", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "b", "sub", "wbr"}
 APP_ATTRS = {"class", "style", "data-tip", "data-ids", "data-pos", "data-owner", "data-tokenizer", "data-id",
              "data-label"}
 

@@ -18,6 +18,7 @@ The map (each subpackage's docstring says more):
                     which runs those stages around any model (a byte-level BPETokenizer too)
     classic/        character-level, word-level BPE with </w>, WordPiece, the pair-merge trainer, and
                     the five algorithms side by side
+    core/html.py    token spans as HTML: the app's renderer, TokenList._repr_html_ and `show` for notebooks
     analysis/       what is read off tokenizers: languages and parallel texts, corpus metrics, vocabulary
                     audit, diff and search, where a prompt ends, characters and graphemes, sample texts
     chat/           chat formats per vendor
@@ -36,14 +37,33 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Sequence
 
 from tokenizers.analysis.healing import TokenHealing, token_healing
 from tokenizers.bpe.model import BPETokenizer, TrainingError, TrainReport
+from tokenizers.core.html import Comparison
 from tokenizers.core.patterns import PatternError
 from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
                                        UnknownTokenIdError, VocabularyMissingError)
 from tokenizers.analysis.vocab_diff import VocabDiff, vocab_diff
 from tokenizers.registry import REGISTRY, Entry, available_tokenizers, default_tokenizers, get_tokenizer
+
+
+
+def show(text: str, tokenizers: Sequence[str | Tokenizer] = ("gpt2", "cl100k_base"), *, whitespace: bool = True,
+         allowed_special: AllowedSpecial = frozenset(), disallowed_special="all") -> Comparison:
+    """`text` tokenized by each of `tokenizers` (registry names or Tokenizer objects), side by side:
+    in Jupyter the colored spans with their counts, in a terminal the tokens in plain text.
+    `whitespace` draws space, tab and newline as · → ↵; the special-token options are encode's.
+
+        >>> show("hello world", tokenizers=["gpt2"]).counts()
+        {'gpt2': 2}
+    """
+    toks = [get_tokenizer(t) if isinstance(t, str) else t for t in tokenizers]
+    return Comparison(text, {t.name: t.tokenize(text, allowed_special=allowed_special,
+                                                disallowed_special=disallowed_special) for t in toks},
+                      whitespace=whitespace)
+
 
 # Module names from before the library had subpackages. Other code imports them, so each stays an
 # alias of the module that now holds it: `import tokenizers.bpe_io` gives tokenizers.bpe.io itself
@@ -99,4 +119,4 @@ def __getattr__(name: str):
 __all__ = ["AllowedSpecial", "BPETokenizer", "CorpusCounts", "Entry", "PatternError", "REGISTRY",
            "SpecialTokenError", "Token", "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError",
            "UnknownTokenIdError", "VocabDiff", "VocabularyMissingError", "available_tokenizers", "corpus_metrics",
-           "default_tokenizers", "get_tokenizer", "load_user_file", "token_healing", "vocab_diff"]
+           "default_tokenizers", "get_tokenizer", "load_user_file", "show", "token_healing", "vocab_diff"]

@@ -1,13 +1,19 @@
-"""Token tables for the table view and the CSV/JSON downloads, built in bulk from token arrays; and the
-one way a CSV is written (`csv_text`, `frame_csv`), which keeps spreadsheets from reading a cell as a
-formula."""
+"""The downloads: token tables (CSV/JSON, built in bulk from token arrays); the one way a CSV is written
+(`csv_text`, `frame_csv`), which keeps spreadsheets from reading a cell as a formula; and token spans
+for slides as a self-contained HTML page or an SVG picture, both drawn from the one span renderer
+(tokenizers.core.html.span_model): the same colors, whitespace marks and split-character segments as
+on screen."""
 
 from __future__ import annotations
 
+import html
 import json
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Mapping, Sequence
 
 from tokenizers import Token
+from tokenizers.core.html import (ALTERNATING, ALTERNATING_DARK, NOTEBOOK_LIMIT, PALETTE, PALETTE_DARK, Comparison,
+                                  span_model)
 from tokenizers.core.tokenizer import TokenList
 
 from .formatting import hexbytes, render_token
@@ -134,3 +140,139 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
     """Compare's token table of every tokenizer, one row per token."""
     blocks = ([[name] * len(cols[0]), *cols] for name, toks in results.items() for cols in [_columns(toks)])
     return csv_text(["tokenizer", *COLUMNS], *blocks)
+
+
+# -- spans for slides -------------------------------------------------------------------------------------
+SPANS_LIMIT = NOTEBOOK_LIMIT  # tokens drawn per tokenizer in a download (a slide holds far fewer)
+
+
+def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Token Lens", **options) -> str:
+    """One self-contained HTML page (CSS inline, no script, nothing fetched) with each tokenizer's
+    heading, counts and spans side by side, as tokenizers.show draws them in a notebook. `options`
+    are span_model's (whitespace, alternating, marks...)."""
+    body = Comparison(text, results, limit=SPANS_LIMIT, **options).html()
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{html.escape(title)}</title>'
+            '<style>body{margin:1.5rem;font-family:sans-serif}'
+            '@media (prefers-color-scheme: dark){body{background:#0e1117;color:#f3f4f6}}</style></head>'
+            f"<body>{body}</body></html>\n")
+
+
+# SVG colors per class of span_model, light and dark (the CSS's, as SVG fills)
+_SVG_TEXT = {"light": "#111827", "dark": "#f3f4f6"}
+_SVG_PART = {"light": {"ws": "#6b7280", "nl": "#6b7280", "sp": "#7c3aed", "wm": "#0f766e", "ids": "#374151"},
+             "dark": {"ws": "#9ca3af", "nl": "#9ca3af", "sp": "#c4b5fd", "wm": "#5eead4", "ids": "#d1d5db"}}
+
+
+# characters XML 1.0 forbids even as references: C0 controls (but tab, newline, CR) shown as their
+# Control Pictures (U+2400 + code), U+FFFE/U+FFFF as U+FFFD
+_XML_SAFE = {**{c: 0x2400 + c for c in range(0x20) if c not in (9, 10, 13)}, 0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
+
+
+def _xml_text(s: str) -> str:
+    return html.escape(s.translate(_XML_SAFE), quote=False)
+
+
+def _cells(s: str) -> int:
+    """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
+    n, prev = 0, ""
+    for ch in s:
+        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
+            # subtle: after the app's ◌ a mark is drawn beside it, not on it (◌ and most marks come from
+            # different fallback fonts, which do not combine), so it takes a cell there
+            n += prev == "◌"
+        else:
+            n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        prev = ch
+    return n
+
+
+def _box_style(classes: list[str], scheme: str) -> tuple[str, str, str]:
+    """(background, text color, outline dash) of a box from its span_model classes."""
+    dark = scheme == "dark"
+    bg, fg, dash = "none", _SVG_TEXT[scheme], ""
+    for c in classes:
+        if c.startswith("tl-c") and c[4:].isdigit():
+            bg = (PALETTE_DARK if dark else PALETTE)[int(c[4:])]
+        elif c.startswith("tl-a") and c[4:].isdigit():
+            bg = (ALTERNATING_DARK if dark else ALTERNATING)[int(c[4:])]
+    if "tl-special" in classes:
+        bg, fg = "#111827", "#fef08a"
+    if "tl-unk" in classes:
+        bg, fg = ("#7f1d1d", "#fecaca") if dark else ("#fecaca", "#7f1d1d")
+    if "tl-group" in classes:
+        dash = "4 2"
+    if "tl-fallback" in classes:
+        dash = "1 2"
+    return bg, fg, dash
+
+
+def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 16, width: int = 960,
+              scheme: str = "light", **options) -> str:
+    """Each tokenizer's heading and spans as one SVG picture for a slide: a rect behind each box, the
+    text in <text> elements (XML-escaped), the colors, whitespace marks and split-character segments
+    of span_model. Lines are laid out on a monospace grid (a character 0.6 em wide, East Asian wide
+    characters and emoji two) and wrap only between boxes; a box's own line breaks start new lines.
+    Fonts are generic (monospace, sans-serif), so the picture needs nothing installed."""
+    cw, lh, pad = font_size * 0.6, round(font_size * 1.9), 2
+    parts_color = _SVG_PART[scheme]
+    out: list[str] = []
+    y = 0.0
+
+    def text_el(x: float, y: float, w: float, fg: str, parts: list[tuple[str, str]]) -> str:
+        # ◌ (the base the app gives a leading combining mark) goes in the same run as the mark: a run
+        # boundary between them would draw the mark on its own, outside the box
+        spans = "".join(f'<tspan class="tl-{c}" fill="{parts_color.get(c, fg)}">{_xml_text(t)}</tspan>'
+                        if c and c != "mark" else _xml_text(t) for c, t in parts)
+        # textLength holds the text to the grid's width; not where a combining mark is, which Chromium
+        # then lays out as a character of its own (the mark pushed out of the box)
+        fit = "" if any(unicodedata.combining(ch) for _, t in parts for ch in t) else \
+            f' textLength="{w:.1f}" lengthAdjust="spacingAndGlyphs"'
+        return f'<text x="{x:.1f}" y="{y:.1f}" fill="{fg}"{fit} xml:space="preserve">{spans}</text>'
+
+    for name, toks in results.items():
+        tok = toks.tokenizer
+        n = len(toks)
+        shown = toks[:SPANS_LIMIT]
+        y += lh
+        count = f"{n:,} token{'' if n == 1 else 's'}" + (f" (the first {len(shown):,} drawn)" if n > len(shown) else "")
+        out.append(f'<text class="tl-head" x="0" y="{y - lh * 0.3:.1f}" font-family="sans-serif" font-weight="700" '
+                   f'fill="{_SVG_TEXT[scheme]}">{_xml_text(tok.title or name)}'
+                   f'<tspan font-weight="400"> · {count}</tspan></text>')
+        y += lh * 0.2
+        x = 0.0
+        model = span_model(toks.text, shown, **options)
+        for cls, tip, ids, pos, parts, breaks in model["segs"]:
+            classes = cls.split()
+            bg, fg, dash = _box_style(classes, scheme)
+            lines: list[list[tuple[str, str]]] = [[]]
+            for c, t in parts:
+                for k, chunk in enumerate(t.split("\n")):
+                    if k:
+                        lines.append([])
+                    if chunk:
+                        lines[-1].append((c, chunk))
+            group = [f'<g class="{html.escape(cls)}" data-ids="{ids}"><title>{_xml_text(model["tips"][tip])}'
+                     "</title>"]
+            for k, line in enumerate(lines):
+                w = _cells("".join(t for _, t in line)) * cw
+                if k:
+                    x, y = 0.0, y + lh
+                elif x > 0 and x + w + 2 * pad > width:
+                    x, y = 0.0, y + lh  # wrap between boxes, never inside one
+                box_w = max(w + 2 * pad, 3)
+                stroke = f' stroke="{fg if bg != "none" else _SVG_TEXT[scheme]}" stroke-dasharray="{dash}"' if dash else ""
+                group.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{box_w:.1f}" height="{lh - 4}" rx="3" '
+                             f'fill="{bg}"{stroke}/>')
+                if line:
+                    group.append(text_el(x + pad, y + lh * 0.62, w, fg, line))
+                x += box_w + (4 if "tl-same" in classes else 1)
+            out.append("".join(group) + "</g>")
+            for _ in range(breaks.count("\n") or (1 if breaks else 0)):
+                x, y = 0.0, y + lh
+        y += lh
+    bg = "#ffffff" if scheme == "light" else "#0e1117"
+    height = round(y + lh * 0.5)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="{font_size}">'
+            f'<rect width="100%" height="100%" fill="{bg}"/>' + "".join(out) + "</svg>\n")

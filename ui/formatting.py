@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import re
 
-from tokenizers.core.text import printable_bytes
-
-
-def hexbytes(b: bytes) -> str:
-    """b'hi' -> '68 69'."""
-    return " ".join(f"{x:02X}" for x in b)
+# hexbytes and plural live in the library (its span renderer uses them); the pages import them from here
+from tokenizers.core.text import hexbytes, plural, printable_bytes  # noqa: F401
 
 
 def render_token(b: bytes) -> str:
     """Token bytes as readable text (whitespace marked · ↵ →, undecodable bytes as \\xNN): the one
     rendering every page uses for tables, trees and pickers."""
     return printable_bytes(b)
-
-
-def plural(n: int, word: str) -> str:
-    return word if n == 1 else word + "s"
 
 
 def duration(seconds: float) -> str:

@@ -18,6 +18,15 @@ from itertools import chain, repeat
 from operator import sub
 
 
+def hexbytes(b: bytes) -> str:
+    """b'hi' -> '68 69'."""
+    return " ".join(f"{x:02X}" for x in b)
+
+
+def plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
 WHITESPACE_MARKS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
 

@@ -429,6 +429,12 @@ class TokenList(Sequence[Token]):
     def tokenizer(self) -> "Tokenizer":
         return self._tok
 
+    def _repr_html_(self, *, whitespace: bool = True) -> str:
+        """The colored spans in Jupyter, with the counts (tokenizers.core.html.tokens_html)."""
+        from tokenizers.core.html import tokens_html
+
+        return tokens_html(self, whitespace=whitespace)
+
     @cached_property
     def odd_count(self) -> int:
         """Byte-fallback pieces and unknown tokens, counted once per text."""

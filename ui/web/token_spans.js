@@ -29,6 +29,7 @@ export default function ({ data: raw, parentElement }) {
     }
     div.append(box);
     if (breaks) div.append(breaks);
+    div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
   }
   root.replaceChildren(div);
 }

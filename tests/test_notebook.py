@@ -1,0 +1,159 @@
+"""Token spans outside the app: a TokenList's `_repr_html_` and `tokenizers.show` in a notebook, and the
+spans downloads for slides (ui.export.spans_svg / spans_html), all from the one span renderer
+(tokenizers.core.html). The browser checks are in tests/e2e/test_notebook_browser.py."""
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from payloads import ALL, PAYLOADS
+
+import tokenizers
+from tokenizers import get_tokenizer
+from tokenizers.core.text import WHITESPACE_MARKS
+
+SVG = "{http://www.w3.org/2000/svg}"
+UNMARK = {mark: ch for ch, mark in WHITESPACE_MARKS.items()}
+TEXTS = ["hello world", "Egg. I have an egg. egg. EGG.", "127 + 677 = 804", "안녕하세요 👋🏽 세계",
+         "def f(x):\n    if x:\n\treturn x\r\n\n", " SolidGoldMagikarp", "é\u0301 a\u200db"]
+
+
+def test_show_is_exported_and_counts_each_tokenizer():
+    assert "show" in tokenizers.__all__
+    shown = tokenizers.show("hello world", tokenizers=["gpt2", "cl100k_base"])
+    assert shown.counts() == {"gpt2": 2, "cl100k_base": 2}
+    assert repr(shown) == ("GPT-2 (gpt2): 2 tokens\n  |hello|·world|\n"
+                           "cl100k_base (GPT-4): 2 tokens\n  |hello|·world|")
+    html = shown._repr_html_()
+    assert html.count('class="tl-head"') == 2 and 'data-tokenizer="cl100k_base"' in html
+    assert re.findall(r'<b class="tl-count">(\d+)</b>', html) == ["2", "2"]
+
+
+def test_show_takes_tokenizer_objects_and_the_special_token_options():
+    gpt2 = get_tokenizer("gpt2")
+    assert tokenizers.show("a<|endoftext|>", tokenizers=[gpt2], allowed_special="all").counts() == {"gpt2": 2}
+    with pytest.raises(ValueError):  # tiktoken's rule: refused unless allowed
+        tokenizers.show("a<|endoftext|>", tokenizers=[gpt2])
+
+
+def test_plain_repr_groups_a_split_character_like_the_spans():
+    # gpt2 cuts 👋 (4 bytes) into 2 tokens: one segment with its count, never a bare U+FFFD
+    assert repr(tokenizers.show("👋", tokenizers=["gpt2"])) == "GPT-2 (gpt2): 2 tokens\n  |👋[2]|"
+
+
+def test_repr_html_of_a_token_list_is_the_apps_spans_with_counts():
+    from ui.spans import render_spans
+
+    toks = get_tokenizer("gpt2").tokenize("Egg. I have an egg.")
+    html = toks._repr_html_()
+    assert "<script" not in html and "http" not in html  # self-contained: CSS inline, nothing fetched
+    assert '<b class="tl-count">8</b>' in html  # E|gg|.| I| have| an| egg|.
+    assert render_spans(toks.text, toks, whitespace=True) in html  # the app's renderer, not a second one
+
+
+def test_a_long_text_draws_the_first_tokens_and_counts_all():
+    from tokenizers.core.html import NOTEBOOK_LIMIT
+
+    toks = get_tokenizer("gpt2").tokenize("ab " * (NOTEBOOK_LIMIT + 10))
+    html = toks._repr_html_()
+    assert html.count('class="tl-tok ') == NOTEBOOK_LIMIT
+    assert f"of {len(toks):,} tokens" in html and f'<b class="tl-count">{len(toks):,}</b>' in html
+
+
+def test_boxes_only_break_between_tokens():
+    """A box never wraps inside itself: white-space:pre in the box, a <wbr> after each one."""
+    from tokenizers.core.html import CSS
+
+    html = get_tokenizer("cl100k_base").tokenize("a  long   token")._repr_html_()
+    assert re.search(r"\.tl-tok\{[^}]*white-space:pre;", CSS)
+    assert html.count("<wbr>") == html.count('<span class="tl-tok ')
+
+
+# -- the SVG and HTML downloads ---------------------------------------------------------------------------
+def svg_text(svg: str) -> str:
+    """The text of an SVG's token boxes in order, as it was typed: whitespace marks back to the
+    characters, a box's lines joined by nothing (each line break has its ↵), the app's own marks
+    (◌, a group's [n]) left out, control pictures back to the controls."""
+    root = ET.fromstring(svg)
+    out = []
+    for g in root.iter(f"{SVG}g"):
+        for text in g.iter(f"{SVG}text"):
+            out.append(text.text or "")
+            for span in text:
+                if span.get("class") != "tl-ids":
+                    out.append(span.text or "")
+                out.append(span.tail or "")
+    s = "".join(out)
+    s = "".join(UNMARK.get(c, c) for c in s if c != "◌")
+    return "".join(chr(ord(c) - 0x2400) if 0x2400 <= ord(c) < 0x2420 else c for c in s)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_svg_parses_and_its_text_is_the_input(name):
+    from ui.export import spans_svg
+
+    tok = get_tokenizer(name)
+    for text in TEXTS:
+        svg = spans_svg(text, {name: tok.tokenize(text)}, whitespace=True)
+        assert svg_text(svg) == text, (name, text)
+
+
+def test_svg_colors_are_the_apps_palette_and_neighbours_differ():
+    from ui.export import spans_svg
+    from ui.spans import PALETTE, PALETTE_DARK, span_model
+
+    text = "Egg. I have an egg. egg. EGG."
+    toks = get_tokenizer("gpt2").tokenize(text)
+    for scheme, palette in (("light", PALETTE), ("dark", PALETTE_DARK)):
+        root = ET.fromstring(spans_svg(text, {"gpt2": toks}, scheme=scheme))
+        fills = [g.find(f"{SVG}rect").get("fill") for g in root.iter(f"{SVG}g")]
+        on_screen = [palette[int(re.search(r"tl-c(\d+)", row[0]).group(1))] for row in span_model(text, toks)["segs"]]
+        assert fills == on_screen
+        assert all(a != b for a, b in zip(fills, fills[1:]))
+
+
+def test_svg_wraps_only_between_boxes():
+    from ui.export import spans_svg
+
+    text = "word " * 200
+    root = ET.fromstring(spans_svg(text, {"gpt2": get_tokenizer("gpt2").tokenize(text)}, width=400))
+    ys = {float(r.get("y")) for g in root.iter(f"{SVG}g") for r in g.iter(f"{SVG}rect")}
+    assert len(ys) > 10  # it wrapped
+    for g in root.iter(f"{SVG}g"):  # each box is one rect on one line, inside the width
+        (rect,) = g.iter(f"{SVG}rect")
+        assert float(rect.get("x")) + float(rect.get("width")) <= 400
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+def test_payloads_stay_text_in_the_svg_and_the_html(name):
+    from ui.export import spans_html, spans_svg
+
+    tok = get_tokenizer(name)
+    for text in [*PAYLOADS.values(), ALL]:
+        toks = tok.tokenize(text, disallowed_special=())
+        svg = spans_svg(text, {name: toks}, whitespace=True)
+        root = ET.fromstring(svg)  # well-formed XML: nothing broke out of a text node
+        assert {e.tag.removeprefix(SVG) for e in root.iter()} <= {"svg", "rect", "g", "title", "text", "tspan"}
+        assert svg_text(svg) == text
+        page = spans_html(text, {name: toks})
+        assert "<script" not in page.lower().replace("&lt;script", "")
+        assert not re.search(r"<(?!/?(?:span|div|b|wbr|style|meta|title|html|head|body|!DOCTYPE)\b)", page), text
+
+
+def test_the_html_download_is_self_contained():
+    from ui.export import spans_html
+
+    text = "127 + 677 = 804"
+    page = spans_html(text, {n: get_tokenizer(n).tokenize(text) for n in ("gpt2", "cl100k_base")}, whitespace=True)
+    assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
+    assert not re.search(r"https?:|//|src=|href=|@import|url\(", page)
+    assert page.count('class="tl-head"') == 2
+
+
+def test_the_docstring_example_of_show_runs():
+    import doctest
+
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(tokenizers.show, "show", globs={"show": tokenizers.show}):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == (0, 1)
