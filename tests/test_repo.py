@@ -38,9 +38,13 @@ def markdown_files():
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
+def unfenced(text: str) -> str:
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.S | re.M)
+
+
 def prose(text: str) -> str:
     """The text outside fenced code blocks and inline code, where a link is a link."""
-    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.S | re.M)
+    text = unfenced(text)
     return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text, flags=re.S)
 
 
@@ -58,7 +62,7 @@ def slug(heading: str) -> str:
 def anchors(path) -> set[str]:
     seen: dict[str, int] = {}
     out = set()
-    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", prose(path.read_text()), re.M):
+    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", unfenced(path.read_text()), re.M):
         s = slug(m.group(1))
         n = seen.get(s, 0)
         seen[s] = n + 1
@@ -71,6 +75,7 @@ def test_slug_and_links_parse_as_github_does():
     assert slug("More visitors: several processes behind nginx") == "more-visitors-several-processes-behind-nginx"
     assert slug("Vendor tokenizers: load, memory, speed") == "vendor-tokenizers-load-memory-speed"
     assert slug("`tokenizers.report` for corpora") == "tokenizersreport-for-corpora"
+    assert "before-you-start-which-tokenizers-you-import" in anchors(ROOT / "docs" / "notebook.md")  # `code` in a heading
     text = "see [a](docs/a.md#x) and ![b](b.png \"t\"), not `[c](c.md)` nor\n```\n[d](d.md)\n```\n"
     assert links(text) == ["docs/a.md#x", "b.png"]
 
@@ -133,7 +138,7 @@ def test_the_readmes_ten_lines_of_library_run_and_give_what_their_comments_say()
             exec(stmt, ns)
             continue
         value = eval(expr, ns)
-        said = re.match(r"\s*(\[.*\]|'.*?')(?::|$)", comment)
+        said = re.match(r"\s*(\[.*\]|\{.*?\}|'.*?')(?:[:;]|$)", comment)
         if said:
             assert value == ast.literal_eval(said.group(1)), line
     assert len(ns["vocab_diff"]("cl100k_base", "o200k_base").only_b) == 114_965
