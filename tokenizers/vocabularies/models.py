@@ -53,12 +53,18 @@ ELSEWHERE: dict[str, str] = {
 }
 
 
+SHOWN = 80          # characters of a model name a message repeats
+LONGEST = 200       # longer names are no model's: no close matches are looked for
+
+
 class UnknownModelError(KeyError):
     """A model name `for_model` cannot map: a KeyError, as tiktoken's `encoding_for_model` raises, whose
     message says why (a tokenizer the registry does not offer) or lists close matches (`suggestions`).
     `str()` is the plain message (KeyError's own would quote it)."""
 
     def __init__(self, model: str, *, reason: str = "", suggestions: tuple[str, ...] = ()):
+        self.model, self.reason, self.suggestions = model, reason, suggestions
+        model = model if len(model) <= SHOWN else model[:SHOWN] + "…"
         if reason:
             message = f"Token Lens does not offer the tokenizer of {model!r}: it {reason}."
         else:
@@ -67,7 +73,6 @@ class UnknownModelError(KeyError):
                 message += f" Close matches: {', '.join(suggestions)}."
             message += " Or pick a tokenizer by name."
         super().__init__(message)
-        self.model, self.reason, self.suggestions = model, reason, suggestions
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -116,6 +121,8 @@ def lookup(name: str, table: Mapping[str, str]) -> str:
 
 def suggest(name: str, table: Mapping[str, str], n: int = 5) -> tuple[str, ...]:
     """Model names of `table` (a prefix without its "*") close to `name` (difflib's ratio)."""
+    if len(name) > LONGEST:
+        return ()
     names = sorted({p.rstrip("*").rstrip("-") for p in table})
     found: list[str] = []
     for key in _candidates(name):
