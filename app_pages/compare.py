@@ -156,8 +156,8 @@ def input_panel(controls, present: bool) -> Inputs:
         pick, by_model = st.columns([3, 1], vertical_alignment="bottom") if not present else (st.container(),) * 2
         names = pick.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                                  key=f"{K}tokenizers", persist_state=KEEP)
-        by_model.text_input("Add by model name", key=f"{K}model", on_change=add_model, persist_state=KEEP, max_chars=200,
-                            placeholder="gpt-4o, Qwen/Qwen2.5-7B…",
+        by_model.text_input("Add by model name", key=f"{K}model", on_change=add_model, persist_state=KEEP,
+                            placeholder="e.g. gpt-4o",
                             help="A model's name (gpt-4o, o3-mini, Llama-3.1-8B, mistral-nemo, claude-2.1) or its "
                                  "Hugging Face repository (meta-llama/Llama-3.2-1B): the tokenizer it uses is added.")
         if st.session_state.get(f"{K}model_error"):

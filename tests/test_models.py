@@ -126,9 +126,12 @@ def test_an_unknown_name_is_a_key_error_with_close_matches():
 
 
 def test_a_llama_that_is_not_llama_3_is_not_taken_for_it():
-    for model in ("llama-30b", "huggyllama/llama-30b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-4-Scout-17B-16E"):
+    for model in ("llama-30b", "huggyllama/llama-30b", "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-4-Scout-17B-16E",
+                  "llama2", "Llama-4"):
         with pytest.raises(UnknownModelError):
             name_for_model(model)
+    with pytest.raises(UnknownModelError, match="Llama 2's SentencePiece"):
+        name_for_model("meta-llama/Llama-2-7b-chat-hf")
 
 
 # -- the table --------------------------------------------------------------------------------------
@@ -145,3 +148,14 @@ def test_each_model_name_belongs_to_one_tokenizer():
 
 def test_every_registry_tokenizer_but_the_trained_one_has_models():
     assert [n for n, e in REGISTRY.items() if not e.models] == ["custom_bpe"]
+
+
+def test_every_suggestion_is_a_name_that_maps():
+    """A prefix's stem is suggested only where it is a model name itself (gpt-4o, not gpt-4.5)."""
+    for typo in ("gpt-4x", "gpt-4.5", "lama-3", "qwen3", "claude", "mistral", "deepseek-v2", "whisper-larg", "o5"):
+        with pytest.raises(UnknownModelError) as e:
+            name_for_model(typo)
+        assert e.value.suggestions, typo
+        for s in e.value.suggestions:
+            assert name_for_model(s) in REGISTRY
+    assert "gpt-4.5" not in models.suggest("gpt-4.5", MODELS)

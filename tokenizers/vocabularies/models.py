@@ -35,6 +35,11 @@ ELSEWHERE: dict[str, str] = {
     "code-davinci-edit-001": "uses tiktoken's p50k_edit",
     # Anthropic has published the tokenizer of Claude 1 and 2 only (the claude_legacy entry)
     **dict.fromkeys(("claude-3*", "claude-sonnet-*", "claude-opus-*", "claude-haiku-*"), _CLAUDE),
+    # llama-models 0.3.0: Llama 2 has a SentencePiece vocabulary (sku_list.py's LLAMA2_VOCAB_SIZE), Llama 4
+    # its own (llama_models/llama4/tokenizer.model); neither is in the registry
+    **dict.fromkeys(("llama-2*", "llama2*", "meta-llama-2*"), "uses Llama 2's SentencePiece vocabulary (llama3 is Llama "
+                                                                "3's)"),
+    **dict.fromkeys(("llama-4*", "llama4*"), "uses Llama 4's vocabulary (llama3 is Llama 3's)"),
     # Mistral 7B v0.3 (mistralai/Mistral-7B-v0.3) extends v0.1's 32,000 pieces to 32,768 (mistral-common's
     # tokenizer v3, mistral_instruct_tokenizer_240323.model.v3), which the registry does not have
     "mistral-7b-v0.3*": _MISTRAL_V3,
@@ -123,7 +128,8 @@ def suggest(name: str, table: Mapping[str, str], n: int = 5) -> tuple[str, ...]:
     """Model names of `table` (a prefix without its "*") close to `name` (difflib's ratio)."""
     if len(name) > LONGEST:
         return ()
-    names = sorted({p.rstrip("*").rstrip("-") for p in table})
+    # the names, and each prefix's stem where that is a name too ("gpt-4o" of "gpt-4o-*"; not "gpt-4.5")
+    names = sorted({n for n in (p.rstrip("*").rstrip("-") for p in table) if _match(n, table) is not None})
     found: list[str] = []
     for key in _candidates(name):
         for m in difflib.get_close_matches(key, names, n=n, cutoff=0.6):
