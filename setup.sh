@@ -2,14 +2,45 @@
 # Set-up for Token Lens: .venv/ at the repo root, pinned packages, vocabulary files (verified).
 #   bash setup.sh          runtime only
 #   bash setup.sh --test   runtime + test tools
-# Safe to run again: each step is a no-op when already done.
+#   PYTHON=python3.12 bash setup.sh    with another Python (3.11 to 3.13)
+# Safe to run again: each step is a no-op when already done, and a .venv/ that is broken or was made
+# with another Python is made again.
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON="${PYTHON:-python3}"
-"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
-  || { echo "error: Token Lens needs Python 3.10 or newer ($PYTHON is $("$PYTHON" -V 2>&1))" >&2; exit 1; }
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
+# the pins publish wheels for these Pythons only (streamlit, pandas: 3.11+; regex 2024.11.6: up to 3.13);
+# pyproject.toml's requires-python and the README say the same, held in step by tests/test_repo.py
+PY_MIN=3.11
+PY_MAX=3.13
+WANT=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) \
+  || { echo "error: cannot run $PYTHON; set PYTHON to a Python $PY_MIN to $PY_MAX (PYTHON=python3.12 bash setup.sh)" >&2; exit 1; }
+"$PYTHON" -c 'import sys; lo, hi = (tuple(map(int, v.split("."))) for v in sys.argv[1:]); sys.exit(not lo <= sys.version_info[:2] <= hi)' \
+  "$PY_MIN" "$PY_MAX" \
+  || { echo "error: Token Lens needs Python $PY_MIN to $PY_MAX, whose wheels its pinned packages publish ($PYTHON is $WANT); set PYTHON, e.g. PYTHON=python3.12 bash setup.sh" >&2; exit 1; }
+# an existing .venv/ is kept only if its python runs, has pip, and is $PYTHON's major.minor; otherwise
+# every re-run would repeat the same failure, so it is removed and made again
+if [ -e .venv ] || [ -L .venv ]; then
+  HAVE=$(.venv/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+  WHY=""
+  if [ -z "$HAVE" ]; then
+    WHY="its .venv/bin/python is missing or does not run"
+  elif [ "$HAVE" != "$WANT" ]; then
+    WHY="it was made with Python $HAVE, and $PYTHON is $WANT"
+  elif ! .venv/bin/python -c 'import pip' >/dev/null 2>&1; then
+    WHY="it has no pip"
+  fi
+  if [ -n "$WHY" ]; then
+    echo "setup.sh: .venv/ is not usable ($WHY): removing it and making it again with $PYTHON ($WANT)" >&2
+    rm -rf .venv
+  fi
+fi
+if [ ! -e .venv ]; then
+  "$PYTHON" -m venv .venv || {
+    rm -rf .venv
+    echo "error: $PYTHON -m venv failed (above); on Debian or Ubuntu install the venv module" \
+         "(sudo apt-get install python$WANT-venv) and run bash setup.sh again" >&2
+    exit 1
+  }
 fi
 REQ=requirements.txt
 [ "${1:-}" = "--test" ] && REQ=requirements-dev.txt

