@@ -34,15 +34,18 @@ well within two minutes of the tab closing.
 from __future__ import annotations
 
 import gc
+import json
+import os
 import threading
 import time
 import weakref
 
-from service.cache import limit_malloc_arenas, release_free_memory
+from service.cache import limit_malloc_arenas, memory_report, release_free_memory
 
 GRACE_SECONDS = 60.0     # a visit disconnected this long is over
 SWEEP_EVERY = 10.0       # seconds between looks at the visits
 WATCH_SWEEPS = 30        # sweeps an ended session is collected for until it is freed (5 minutes)
+MEMORY_LOG = "TOKEN_LENS_MEMORY_LOG"  # a file: each sweep appends where the memory is (service.cache.memory_report)
 
 
 class Visits:
@@ -149,10 +152,15 @@ _start = threading.Lock()
 
 
 def _sweeper(visits: Visits) -> None:
+    log = os.environ.get(MEMORY_LOG)
     while True:
         time.sleep(SWEEP_EVERY)
         try:
             visits.sweep()
+            if log:
+                with open(log, "a") as f:
+                    f.write(json.dumps({"time": time.time(), "ended": visits.ended, "unfreed": len(visits.closing),
+                                        **memory_report()}) + "\n")
         except Exception:  # never let the sweeper die: it is what frees departed visits
             pass
 
