@@ -80,6 +80,7 @@ def memory_report() -> dict:
     import re
     import sys
     import tempfile
+    from sys import _debugmallocstats  # CPython's documented allocator statistics (the sys module's docs)
 
     out: dict = {}
     try:
@@ -101,7 +102,7 @@ def memory_report() -> dict:
         saved = os.dup(2)
         try:
             os.dup2(f.fileno(), 2)
-            sys._debugmallocstats()
+            _debugmallocstats()
         finally:
             os.dup2(saved, 2)
             os.close(saved)
