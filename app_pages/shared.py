@@ -97,6 +97,14 @@ def usable(name: str) -> bool:
     return name in REGISTRY and not provision.missing(name)
 
 
+def first_usable(name: str) -> str:
+    """`name` if it can be had (downloaded now if need be: try_load), else the first registry vocabulary
+    whose files are in place (Custom BPE, trained from files Python ships, as a last resort)."""
+    if try_load(name) is not None:
+        return name
+    return next((n for n in REGISTRY if n != "custom_bpe" and usable(n)), "custom_bpe")
+
+
 USER_TOKENIZERS = "user_tokenizers"  # session_state key: {name: Tokenizer} trained in the labs
 
 
