@@ -73,22 +73,20 @@ def _say_missing(name: str, error: Exception) -> None:
 
 def try_load(name: str) -> Tokenizer | None:
     """The tokenizer, or None after saying (once, at the top of the page) how to fix it. A vocabulary
-    that is missing is downloaded here first, when the server may (provision.auto_provision_enabled):
+    whose files are missing is downloaded here first, when the server may (provision.auto_provision_enabled):
     the one place every page gets a registry tokenizer through."""
-    try:
-        return load_tokenizer(name)
-    except VocabularyMissingError as e:
-        error: Exception = e
-    except Exception as e:  # keep the rest of the page alive whatever one backend does
-        st.error(f"**{REGISTRY[name].title}** failed to load: {escape_markdown(str(e))}", icon="⚠️")
-        return None
     if provision.auto_provision_enabled() and provision.missing(name):
         try:
             _provision(name)
-            return load_tokenizer(name)
         except VocabularyMissingError as e:
-            error = e
-    _say_missing(name, error)
+            _say_missing(name, e)
+            return None
+    try:
+        return load_tokenizer(name)
+    except VocabularyMissingError as e:
+        _say_missing(name, e)
+    except Exception as e:  # keep the rest of the page alive whatever one backend does
+        st.error(f"**{REGISTRY[name].title}** failed to load: {escape_markdown(str(e))}", icon="⚠️")
     return None
 
 

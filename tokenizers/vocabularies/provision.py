@@ -363,9 +363,26 @@ def all_needed() -> list[Needed]:
     return list(out.values())
 
 
+_verified: set[tuple] = set()  # (path, sha256, size, mtime) of files found good: read once per process
+
+
+def _in_place(n: Needed) -> bool:
+    try:
+        st = n.dest.stat()
+    except OSError:
+        return False
+    key = (str(n.dest), n.sha256, st.st_size, st.st_mtime_ns)
+    if key not in _verified:
+        if file_status(n.dest, n.sha256) != "ok":
+            return False
+        _verified.add(key)
+    return True
+
+
 def missing(name: str) -> list[Needed]:
-    """The files `name` needs that are missing or corrupt."""
-    return [n for n in needed(name) if file_status(n.dest, n.sha256) != "ok"]
+    """The files `name` needs that are missing or corrupt (a file found good is not read again while
+    it stays the same size and age: a page asks this on every run)."""
+    return [n for n in needed(name) if not _in_place(n)]
 
 
 def _produce(n: Needed) -> bytes:
