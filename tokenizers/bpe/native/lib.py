@@ -7,6 +7,7 @@ import hashlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_void_p
 from pathlib import Path
 
@@ -53,6 +54,10 @@ def build_on_first_use() -> bool:
     return os.environ.get("TOKEN_LENS_PROVISION", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+# compiles the library, given a log function (the package sets it to build.build: this module imports
+# nothing of build's, which imports this one)
+builder: Callable[[Callable[[str], None]], object] | None = None
+
 _lib: ctypes.CDLL | None = None
 _tried = False
 _load_lock = threading.Lock()
@@ -71,11 +76,9 @@ def load() -> ctypes.CDLL | None:
         with _load_lock:
             if not _tried:
                 path = library_path()
-                if not path.exists() and build_on_first_use():
-                    from .build import build
-
+                if not path.exists() and build_on_first_use() and builder is not None:
                     said: list[str] = []
-                    build(log=said.append)
+                    builder(said.append)
                     if said:
                         log.info(said[-1].splitlines()[0])
                 if path.exists():
