@@ -93,7 +93,8 @@ if clicked or st.session_state.pop(f"{K}autotrain", False):
 
     try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
         tok, report = run_with_stop(lab_jobs.train_bpe, text, int(vocab_size), pattern, specials, key=f"{K}stop",
-                                    timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training")
+                                    timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training",
+                                    small=lab_jobs.bpe_is_small(text, int(vocab_size)))  # the classic example
         st.session_state[f"{K}model"] = tok
         st.session_state[f"{K}report"] = report
         st.session_state[f"{K}trained_text"] = text

@@ -94,7 +94,7 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
         out = about.join(out)
     st.markdown("**All figures** (click a column header to sort)")
     st.dataframe(out, key=f"{key}_table")
-    st.download_button("Download the table (CSV)", frame_csv(out, digits=None), file_name, "text/csv",
+    st.download_button("Download the table (CSV)", frame_csv(out), file_name, "text/csv",
                        key=f"{key}_csv")
 
 
@@ -112,7 +112,7 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
     st.dataframe(total.round(4), key=f"{key}_mtable", column_config={
         c: st.column_config.NumberColumn(short.get(c, c), help=text) for c, _, text, _ in METRIC_NOTES
         if c in total.columns})
-    st.download_button("Download these figures (CSV)", frame_csv(total), file_name, "text/csv", key=f"{key}_mcsv")
+    st.download_button("Download these figures (CSV)", frame_csv(total, digits=4), file_name, "text/csv", key=f"{key}_mcsv")
 
     by_lang = with_premium(by_lang, reference)
     choices = [c for c in notes if c in by_lang.columns]
@@ -126,7 +126,7 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
                                  colors=SERIES_COLORS), key=f"{key}_lbars")
     with st.expander("Every metric by language and tokenizer"):
         st.dataframe(by_lang.rename(index=titles, level="tokenizer").round(4), key=f"{key}_ltable")
-        st.download_button("Download (CSV)", frame_csv(by_lang), file_name.replace(".csv", "_by_language.csv"),
+        st.download_button("Download (CSV)", frame_csv(by_lang, digits=4), file_name.replace(".csv", "_by_language.csv"),
                            "text/csv", key=f"{key}_lcsv")
     with st.expander("What the metrics mean", expanded=True):
         st.markdown("\n".join(f"- **{label}**: {text}" + (f" *Source:* {src}." if src else "")

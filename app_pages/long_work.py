@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from service.visits import visitor_key
 from tokenizers import jobs
 
 
@@ -37,14 +38,21 @@ def stop_button(key: str, label: str = "Stop", *, timeout: float | None = None):
 
 
 def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Callable[[jobs.JobState], tuple],
-                  memory_mb: int = 2048, stop_label: str = "Stop", **kwargs):
+                  memory_mb: int = 2048, stop_label: str = "Stop", small: bool = False, **kwargs):
     """fn(*args, **kwargs) in a child process, with a progress bar and a Stop button (`key`).
     `describe(JobState) -> (fraction, text)` words the bar. Returns fn's result or raises its error
-    (or jobs.JobError: timeout, busy, memory, crashed)."""
+    (or jobs.JobError: timeout, busy, memory, crashed). The job is this visitor's (service.visits.visitor_key:
+    one slot at a time per visitor); `small` puts a job the page knows is tiny in the small jobs' lane."""
+    if small:
+        timeout = min(timeout, jobs.SMALL_TIMEOUT)
     bar = st.progress(0.0, text="Starting…")
     slot = stop_button(key, stop_label, timeout=timeout)
 
     def report(state: jobs.JobState) -> None:
+        if state.waiting and state.own_queue:
+            bar.progress(0.0, text="Waiting for your training in another tab to finish: one runs at a time per "
+                                   f"visitor · {state.elapsed:.1f} s")
+            return
         if state.waiting:
             bar.progress(0.0, text=f"Waiting for a free slot ({jobs.MAX_CONCURRENT} trainings or checks run at once "
                                    f"on this server) · {state.elapsed:.1f} s")
@@ -53,7 +61,8 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
         bar.progress(max(0.0, min(1.0, fraction)), text=text)
 
     try:
-        result = jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, **kwargs)
+        result = jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, owner=visitor_key(),
+                          small=small, **kwargs)
     except Exception:  # the work failed and the page says why (a Stop is a BaseException: it passes by)
         bar.empty()
         slot.empty()

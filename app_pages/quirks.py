@@ -117,6 +117,25 @@ def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> Non
         st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_glitch", height=250)
 
 
+def card_head(card: Card, widths: list[int]):
+    """A card's title, its text and its example menu; returns the column beside the menu."""
+    st.subheader(card.title, anchor=card.key)
+    st.markdown(card.body)
+    c1, c2 = st.columns(widths)
+    c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
+                 key=f"{K}{card.key}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
+    return c2
+
+
+def card_texts(*texts: str) -> list[str]:
+    """A card's texts, cleaned and cut to the card's bound (said once when one was cut)."""
+    cut = [limits.cut_text(clean_text(t)[0], limits.CARD_TEXT_BYTES) for t in texts]
+    size = max(n for _, n in cut)
+    if size > limits.CARD_TEXT_BYTES:
+        st.warning(limits.cut_message(size, limits.CARD_TEXT_BYTES, "this card"))
+    return [t for t, _ in cut]
+
+
 def healing_row(name: str, h) -> dict:
     tok = h.tokens.tokenizer
     return {"tokenizer": title_of(name), "tokens": h.n_tokens, "last token": bytes_label(h.partial),
@@ -132,11 +151,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
     if st.session_state.get(f"{k}_tok") not in names:
         st.session_state[f"{k}_tok"] = "cl100k_base" if "cl100k_base" in names else names[0]
     with st.container(border=True, key=f"{k}_card"):
-        st.subheader(card.title, anchor=card.key)
-        st.markdown(card.body)
-        c1, c2 = st.columns([1, 1])
-        c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
-                     key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
+        c2 = card_head(card, [1, 1])
         titles = {n: title_of(n) for n in names}  # read now: a visitor's own titles live in the session
         name = c2.selectbox("Tokenizer", names, format_func=lambda n: titles.get(n, n), key=f"{k}_tok",
                             persist_state=KEEP, label_visibility="collapsed")
@@ -144,9 +159,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
         text = st.text_area("Text", key=f"{k}_a", persist_state=KEEP, height=text_height(st.session_state[f"{k}_a"]))
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
-        text, size = limits.cut_text(clean_text(text)[0], limits.CARD_TEXT_BYTES)
-        if size > limits.CARD_TEXT_BYTES:
-            st.warning(limits.cut_message(size, limits.CARD_TEXT_BYTES, "this card"))
+        (text,) = card_texts(text)
         if not text:
             st.info("Type a text above, or load an example: the card shows where it ends.")
             return
@@ -189,11 +202,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
     st.session_state.setdefault(f"{k}_b", first.b or "")
     st.session_state.setdefault(f"{k}_two", first.b is not None)
     with st.container(border=True, key=f"{k}_card"):
-        st.subheader(card.title, anchor=card.key)
-        st.markdown(card.body)
-        c1, c2 = st.columns([2, 1])
-        c1.selectbox("Examples", [p.label for p in card.presets], index=None, placeholder="Load an example…",
-                     key=f"{k}_preset", on_change=load_preset, args=(card,), label_visibility="collapsed")
+        c2 = card_head(card, [2, 1])
         two = c2.toggle("Text B beside it", key=f"{k}_two", persist_state=KEEP)
         replaced = clean_state_text(f"{k}_a") + clean_state_text(f"{k}_b")
         height = text_height(st.session_state[f"{k}_a"], st.session_state[f"{k}_b"] if two else "")
@@ -204,10 +213,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
             b = cols[1].text_area("Text B", key=f"{k}_b", persist_state=KEEP, height=height)
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
-        a, b = clean_text(a)[0], clean_text(b)[0]
-        (a, size_a), (b, size_b) = (limits.cut_text(t, limits.CARD_TEXT_BYTES) for t in (a, b))
-        if max(size_a, size_b) > limits.CARD_TEXT_BYTES:
-            st.warning(limits.cut_message(max(size_a, size_b), limits.CARD_TEXT_BYTES, "this card"))
+        a, b = card_texts(a, b)
         if not a and not (two and b):
             st.info("Type a text above, or load an example.")
         elif special:  # each text as text (left) and parsed (right)

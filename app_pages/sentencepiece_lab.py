@@ -17,6 +17,7 @@ from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrain
 from tokenizers.core.text import clean_text
 from tokenizers.user_files import UserFileError, load_user_file
 from service import limits
+from service.visits import visitor_key
 from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
 from ui.formatting import duration, escape_markdown, md_code
 from ui.spans import render_spans
@@ -122,7 +123,7 @@ def train_twin(label: str, changes: dict) -> None:
         for _ in range(2):
             try:
                 twin = train(base["text"], timeout=TIMEOUT, memory_mb=MEMORY_MB, name=f"{LAB_NAME}_{label}",
-                             title=label, progress=progress, **options)
+                             title=label, progress=progress, owner=visitor_key(), **options)
                 st.session_state[f"{K}twins"][label] = (twin, note)
                 return
             except SentencePieceTrainingError as e:
@@ -431,7 +432,8 @@ if train_now:
     # Streamlit's own, leaving the page) ends the wait, and train() kills the child on the way out
     stop_slot = stop_button(f"{K}stop", "Stop training", timeout=TIMEOUT)
     try:
-        tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME, **options)
+        tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME, owner=visitor_key(),
+                    **options)
         tok.title = f"SentencePiece Lab ({tok.model_type}, {tok.vocab_size:,})"
         store_model(tok, slot=LAB_NAME, trained_on=text, options=options)
         st.session_state[f"{K}split_count"] = cut

@@ -11,12 +11,12 @@ last line of the output is one JSON object with every figure.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.api_bench import median_time  # noqa: E402  (one way to time a call)
 
 from tokenizers import available_tokenizers, get_tokenizer  # noqa: E402
 from tokenizers.analysis.languages import token_premium  # noqa: E402
@@ -25,12 +25,7 @@ from tokenizers.analysis.vocab_audit import audit_tokenizer, number_tokens  # no
 
 
 def median_seconds(fn, runs: int = 3) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_time(fn, runs)
 
 
 def main() -> None:

@@ -6,7 +6,16 @@ browser does, without drawing anything. One `Visitor` is one browser tab: one we
         await v.type_text("hello world")      # what the live text box sends, as a fragment rerun
         v.last.seconds, v.last.received       # server time to script_finished, bytes received
 
-Used by benchmarks/visitors.py. Only loopback addresses are accepted.
+A visitor can also use the page's widgets by their keys, as the browser sends them, and upload files
+the way the browser does (a PUT to /_stcore/upload_file/<session>/<file>, with the XSRF cookie and
+header, then the uploader's state):
+
+    await v.goto("bpe-lab")                               # another page, same session
+    await v.set(compare_decode_ids="279, 279")            # text inputs, selectboxes (by label), toggles...
+    await v.click("compare_upload_load")                  # a button
+    await v.upload("compare_upload_file", [("tokenizer.json", data)])
+
+Used by benchmarks/visitors.py and benchmarks/hostile_inputs.py. Only loopback addresses are accepted.
 """
 
 from __future__ import annotations
@@ -15,6 +24,8 @@ import asyncio
 import ipaddress
 import json
 import time
+import urllib.request
+import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlencode, urlparse
 
@@ -31,6 +42,7 @@ class Run:
     messages: int = 0
     exceptions: list[str] = field(default_factory=list)
     query_string: str = ""                      # what the page wrote into its link
+    messages_shown: list[str] = field(default_factory=list)  # "error: …", "warning: …", "success: …", "exception: …"
     status: str = ""                            # script_finished's status
 
 
@@ -49,6 +61,7 @@ class Visitor:
     def __init__(self, url: str, *, query: dict | None = None, page: str = "", timeout: float = 120.0,
                  headers: dict | None = None):
         base = _local(url).rstrip("/")
+        self.base = base
         self.ws_url = base.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
         self.query = urlencode(query or {})
         self.page = page                      # a url_path such as "bpe-lab"; "" is the default page
@@ -62,6 +75,8 @@ class Visitor:
         self.seq = 0
         self.last = Run()
         self.runs: list[Run] = []
+        self.session_id = ""
+        self.widgets: dict[str, tuple[str, str, object]] = {}   # user key -> (widget id, element kind, its proto)
 
     async def __aenter__(self) -> "Visitor":
         self.ws = await connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout,
@@ -94,6 +109,7 @@ class Visitor:
             kind = f.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = f.new_session.page_script_hash
+                self.session_id = f.new_session.initialize.session_id or self.session_id
             elif kind == "navigation":
                 self.pages = {p.url_pathname: p.page_script_hash for p in f.navigation.app_pages}
                 self.page_hash = f.navigation.page_script_hash or self.page_hash
@@ -110,6 +126,13 @@ class Visitor:
                         self.components[c.component_name] = (c.id, c.json)
                     elif what == "exception":
                         run.exceptions.append(el.exception.message)
+                    if what == "alert":
+                        run.messages_shown.append(f"{el.alert.Format.Name(el.alert.format).lower()}: {el.alert.body}")
+                    elif what == "exception":
+                        run.messages_shown.append(f"exception: {el.exception.type}: {el.exception.message}")
+                    wid = getattr(getattr(el, what), "id", "") if what else ""
+                    if isinstance(wid, str) and wid.startswith("$$ID-"):
+                        self.widgets[wid.split("-", 2)[2]] = (wid, what, getattr(el, what))
             elif kind == "script_finished":
                 run.status = ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)
                 run.seconds = time.perf_counter() - t0
@@ -122,6 +145,65 @@ class Visitor:
         self.last = run
         self.runs.append(run)
         return run
+
+    async def goto(self, url_path: str, query: dict | None = None) -> Run:
+        """Another page of the app in the same session (as the sidebar's links do)."""
+        self.page_hash = self.pages[url_path]
+        self.fragment = ""
+        return await self.rerun(query=urlencode(query or {}))
+
+    def _state(self, key: str, value) -> WidgetState:
+        wid, what, el = self.widgets[key]
+        state = WidgetState(id=wid)
+        if what in ("button", "download_button"):
+            state.trigger_value = True
+        elif what in ("checkbox", "toggle"):
+            state.bool_value = bool(value)
+        elif what == "multiselect" or (isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value)):
+            state.string_array_value.data.extend(value)  # a multiselect's or select_slider's labels
+        elif isinstance(value, (list, tuple)):
+            state.double_array_value.data.extend(map(float, value))  # a slider's value(s)
+        elif what == "number_input":
+            if el.data_type == el.INT:
+                state.int_value = int(value)
+            else:
+                state.double_value = float(value)
+        elif what == "file_uploader":
+            state.file_uploader_state_value.CopyFrom(value)
+        else:  # text_input, text_area, selectbox and radio (by the option's label)
+            state.string_value = str(value)
+        return state
+
+    async def set(self, **values) -> Run:
+        """Give widgets (by their keys) new values and rerun, as the browser does after an edit."""
+        return await self.rerun(query="", widgets=[self._state(k, v) for k, v in values.items()])
+
+    async def click(self, key: str) -> Run:
+        return await self.set(**{key: True})
+
+    async def upload(self, key: str, files: list[tuple[str, bytes]]) -> Run:
+        """Upload files into the file uploader `key` as the browser does, then rerun with its new state."""
+        from streamlit.proto.Common_pb2 import FileUploaderState
+        from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+        token = generate_xsrf_token_string()
+        state = FileUploaderState()
+        for name, data in files:
+            file_id = uuid.uuid4().hex
+            url = f"{self.base}/_stcore/upload_file/{self.session_id}/{file_id}"
+            boundary = uuid.uuid4().hex
+            body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                    f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+            req = urllib.request.Request(url, data=body, method="PUT", headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": token,
+                "Cookie": f"_streamlit_xsrf={token}"})
+            status = await asyncio.to_thread(lambda: urllib.request.urlopen(req, timeout=self.timeout).status)
+            if status != 204:
+                raise RuntimeError(f"upload of {name} answered {status}")
+            info = state.uploaded_file_info.add()
+            info.name, info.size, info.file_id = name, len(data), file_id
+            info.file_urls.file_id, info.file_urls.upload_url, info.file_urls.delete_url = file_id, url, url
+        return await self.set(**{key: state})
 
     async def type_text(self, text: str) -> Run:
         """What Compare's live text box sends after a keystroke: its text, as a rerun of the page's fragment."""

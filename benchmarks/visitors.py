@@ -63,10 +63,18 @@ def distinct_text(seed: int, n_bytes: int) -> str:
     return " ".join(out)
 
 
+def _cap(memory_mb: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+
+
 class Server:
     """`streamlit run app.py` from `root` on a free loopback port."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, memory_mb: int | None = None):
+        """`memory_mb`: a cap on the server's address space (RLIMIT_AS), so that an input that explodes
+        fails in the server instead of taking the machine's memory (benchmarks/hostile_inputs.py)."""
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -76,7 +84,8 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+            preexec_fn=None if memory_mb is None else lambda: _cap(memory_mb))
         self.pid = self.proc.pid
         deadline = time.time() + 60
         while True:

@@ -12,12 +12,11 @@ last line of the output is one JSON object with every figure.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.api_bench import median_time  # noqa: E402  (one way to time a call)
 
 from tokenizers import get_tokenizer, vocab_diff  # noqa: E402
 from tokenizers.analysis.vocab_diff import VocabDiff, vocabulary  # noqa: E402
@@ -26,12 +25,7 @@ PAIRS = [("o200k_base", "llama3"), ("cl100k_base", "o200k_base"), ("cl100k_base"
 
 
 def median_seconds(fn, runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_time(fn, runs)
 
 
 def reference(a, b):

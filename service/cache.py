@@ -5,9 +5,16 @@ Pages used to keep their results in each visitor's session state. Streamlit keep
 minutes after its tab closes (up to 128 of them), so the memory those results held grew with the
 number of visitors and stayed after they left (benchmarks/visitors.py). Here one store holds them
 all, least recently used first out, bounded by what they cost: a result that falls out is simply
-computed again on the visitor's next run. Keys name the tokenizer object itself (`id(tok)`: an entry
-holds its TokenList, which holds the tokenizer, so the id cannot be reused while the entry lives)
-and the text, so a registry tokenizer's result for a text is shared by every visitor who types it.
+computed again on the visitor's next run. A result is keyed by its tokenizer (`id(tok)`) and the text,
+so a registry tokenizer's result for a text is shared by every visitor who types it.
+
+The store keeps alive only what it counts (issue 24): an entry is the ids and byte offsets of a text
+(its cost: tokens plus characters), never the tokenizer. A TokenList holds its tokenizer, and a stored
+one kept a visitor's uploaded tokenizer (190 MB for a big tokenizer.json, costed 3 for "hi") alive for
+as long as any of its up to 4,000 entries stayed, after the visit ended: two visits of six uploads
+each left 2.1 GB behind. Now a hit builds a TokenList around the caller's own tokenizer (0.3 ms for a
+1 MB text), and a tokenizer's entries leave with it: when it is freed (its visit ends, or the visitor
+removes it), a weakref finalizer drops them, before its id can be reused by another object.
 """
 
 from __future__ import annotations
@@ -15,8 +22,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+from tokenizers.core.tokenizer import TokenList
 
 RESULTS_COST = 8_000_000    # tokens plus characters kept: 57 MB when full (benchmarks/visitors.py, README)
 RESULTS_ENTRIES = 4_000
@@ -33,6 +43,20 @@ def _malloc_trim():
     return lambda: trim(0)
 
 
+def limit_malloc_arenas(n: int = 2) -> None:
+    """glibc's mallopt(M_ARENA_MAX, n), or nothing elsewhere: at most `n` malloc arenas from now on.
+    glibc gives each thread that allocates its own arena (up to 8 per core), and Streamlit runs every
+    rerun on a new thread; memory freed in an arena is mostly kept there, so after visitors who loaded big
+    files left, the server stayed ~40 MB higher with the default than with 2 arenas (issue 24,
+    benchmarks/memory_after_visits.py; the job runner's children get MALLOC_ARENA_MAX=2 for the same
+    reason)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-8, n)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
 # A megabyte of random Unicode through four tokenizers peaks ~400 MB above what the results keep; glibc
 # keeps most of the freed memory in the process (the server's threads each have an arena), so the
 # server's RSS stayed ~290 MB up instead of ~180 MB (8 ms per call; measured in the issue 16 note).
@@ -41,15 +65,23 @@ release_free_memory = _malloc_trim()
 
 class BoundedStore:
     """An LRU mapping whose entries have a cost; the total cost and the count stay within bounds
-    (an entry costlier than the whole budget is returned but not kept)."""
+    (an entry costlier than the whole budget is returned but not kept).
+
+    An entry may name an `owner` (an object its key stands for, by id, such as a tokenizer): the store
+    does not keep the owner alive (the value must not hold it), and drops the owner's entries when the
+    owner is freed."""
 
     def __init__(self, max_cost: int, max_entries: int):
         self.max_cost, self.max_entries = max_cost, max_entries
-        self.items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        # key -> (value, cost, id of its owner or None, the owner itself when it cannot be weakly referenced)
+        self.items: OrderedDict[Hashable, tuple[object, int, int | None, object]] = OrderedDict()
+        self.owned: dict[int, set[Hashable]] = {}  # id(owner) -> its keys in the store
         self.total = 0
-        self.lock = threading.Lock()
+        # re-entrant: an owner's finalizer can run in this thread while it holds the lock (whatever frees
+        # the owner's last reference, at any point)
+        self.lock = threading.RLock()
 
-    def get(self, key: Hashable, make: Callable[[], object], cost: Callable[[object], int]):
+    def get(self, key: Hashable, make: Callable[[], object], cost: Callable[[object], int], *, owner=None):
         with self.lock:
             hit = self.items.get(key)
             if hit is not None:
@@ -61,12 +93,41 @@ class BoundedStore:
             release_free_memory()
         with self.lock:
             if key not in self.items and c <= self.max_cost:
-                self.items[key] = (value, c)
+                oid = None if owner is None else self.watch(owner)
+                self.items[key] = (value, c, oid, owner if oid is None else None)
                 self.total += c
+                if oid is not None:
+                    self.owned[oid].add(key)
                 while self.total > self.max_cost or len(self.items) > self.max_entries:
-                    _, (_, old) = self.items.popitem(last=False)
-                    self.total -= old
+                    self.drop(next(iter(self.items)))
         return value
+
+    def watch(self, owner) -> int:
+        """id(owner), with a finalizer that drops its entries when it is freed (registered once); None
+        for an object that cannot be weakly referenced (the entry then keeps it alive, so its id is
+        never reused while the entry lives)."""
+        oid = id(owner)
+        if oid not in self.owned:
+            try:
+                weakref.finalize(owner, self.forget, oid).atexit = False
+            except TypeError:
+                return None
+            self.owned[oid] = set()
+        return oid
+
+    def drop(self, key: Hashable) -> None:
+        """Remove one entry (the caller holds the lock)."""
+        _, c, oid, _ = self.items.pop(key)
+        self.total -= c
+        if oid is not None and oid in self.owned:
+            self.owned[oid].discard(key)
+
+    def forget(self, oid: int) -> None:
+        """Drop the entries of the owner whose id is `oid` (called when it is freed)."""
+        with self.lock:
+            for key in self.owned.pop(oid, ()):
+                if key in self.items:
+                    self.drop(key)
 
     @property
     def cost(self) -> int:
@@ -78,41 +139,53 @@ class BoundedStore:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+            for keys in self.owned.values():
+                keys.clear()
             self.total = 0
-
-
-def token_list_cost(toks) -> int:
-    return len(toks) + len(getattr(toks, "text", ""))
 
 
 _results = BoundedStore(RESULTS_COST, RESULTS_ENTRIES)
 
 
+class _Tokens:
+    """What the store keeps of a TokenList: its ids and byte offsets, not its tokenizer."""
+    __slots__ = ("ids", "starts", "ends", "note")
+
+    def __init__(self, toks: TokenList):
+        self.ids, self.starts, self.ends, self.note = toks.ids, toks.byte_starts, toks.byte_ends, toks.note
+
+
 class _Failed:
     """A tokenization that raised one of the caller's `catch` errors, kept like a result (a split
     pattern that ran out of time would otherwise run again on every rerun)."""
-    __slots__ = ("error", "owner")
+    __slots__ = ("error",)
 
-    def __init__(self, error: BaseException, owner):
-        self.error = error.with_traceback(None)  # no frames kept alive by the store
-        self.owner = owner  # the tokenizer, kept alive with the entry so that its id in the key is never reused
+    def __init__(self, error: BaseException):
+        self.error = error.with_traceback(None)  # no frames (and no tokenizer in them) kept alive by the store
 
 
 def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseException], ...] = ()):
     """tok.tokenize(text) with special tokens parsed or as text (the pages' explicit choice), from the
     shared store when it is there. An error of a type in `catch` is remembered and raised again."""
+    made = []
+
     def make():
         try:
-            return (tok.tokenize(text, allowed_special="all") if parse_special
+            toks = (tok.tokenize(text, allowed_special="all") if parse_special
                     else tok.tokenize(text, disallowed_special=()))
         except catch as e:
-            return _Failed(e, tok)
+            return _Failed(e)
+        made.append(toks)
+        return _Tokens(toks)
 
     value = _results.get((id(tok), text, parse_special), make,
-                         lambda v: 1 + len(text) // 100 if isinstance(v, _Failed) else token_list_cost(v))
+                         lambda v: 1 + len(text) // 100 if isinstance(v, _Failed) else len(v.ids) + len(text),
+                         owner=tok)
     if isinstance(value, _Failed):
         raise value.error
-    return value
+    if made:  # made on this call: the tokenizer's own TokenList
+        return made[0]
+    return TokenList(text, value.ids, value.starts, value.ends, tok, note=value.note)
 
 
 def results_store() -> BoundedStore:

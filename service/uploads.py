@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tokenizers.analysis.languages import MAX_LANGUAGES, Corpus, corpus_from_texts
+from tokenizers.core.text import binary_reason
 
 TEXT_SUFFIXES = (".txt", ".md", ".py", ".json", ".csv", ".tsv", ".yaml", ".yml", ".html", ".xml", ".js",
                  ".ts", ".rs", ".go", ".c", ".h", ".java", ".rst", ".tex", ".log", ".ini", ".toml")
@@ -23,12 +24,6 @@ class Limits:
 
 
 LIMITS = Limits(max_bytes=5 * 1024 * 1024, max_files=MAX_LANGUAGES)  # the one place these bounds are written
-
-# C0 control bytes other than tab, newline, vertical tab, form feed, carriage return and escape, and
-# DEL: text in any encoding (UTF-8, Latin-1, cp1251, Shift-JIS…) almost never holds them, while
-# random or compressed bytes hold one in ten
-CONTROL_BYTES = frozenset(range(0x20)) - {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B} | {0x7F}
-
 
 class UploadError(ValueError):
     pass
@@ -47,15 +42,9 @@ def decode_upload(name: str, data: bytes) -> tuple[str, int]:
                           "Upload a part of it.")
     if not data:
         raise UploadError(f"{name} is empty.")
-    sample = data[:65536]
-    if sample.count(b"\x00") > len(sample) // 100:
-        raise UploadError(f"{name} looks like a binary file (it is full of zero bytes), not text. "
-                          f"Upload a text file ({', '.join(TEXT_SUFFIXES[:6])}, …).")
-    controls = sum(sample.count(bytes([c])) for c in CONTROL_BYTES)
-    if controls > max(2, len(sample) // 100):
-        raise UploadError(f"{name} looks like a binary file, not text: {controls:,} of its first {len(sample):,} "
-                          "bytes are control codes that text does not contain. "
-                          f"Upload a text file ({', '.join(TEXT_SUFFIXES[:6])}, …).")
+    reason = binary_reason(name, data[:65536])  # the library's rule, as the corpus report applies it
+    if reason:
+        raise UploadError(f"{reason}. Upload a text file ({', '.join(TEXT_SUFFIXES[:6])}, …).")
     text = data.decode("utf-8", errors="replace")
     replaced = text.count("\ufffd") - data.count("\ufffd".encode())
     return text, replaced

@@ -134,6 +134,154 @@ def _flip(data: bytes, at: int) -> bytes:
     return bytes(b)
 
 
+# -- crafted tokenizer files (issue 24): small files that are valid by every bound of the first hardening,
+# built to cost the server what their size does not say. Shared by the tests of each fix and
+# benchmarks/hostile_inputs.py; each returns the file's bytes (name them as the pages would: the
+# `*_NAME` constants). Nothing here loads them.
+
+def _byte_level_json(normalizer=None, pre_tokenizer=None, added_tokens=(), vocab_extra=None) -> dict:
+    """A byte-level BPE tokenizer.json with the 256 byte tokens, no merges (the smallest model every
+    reader takes), around the given normalizer / pre-tokenizer / added tokens."""
+    from tokenizers.hf.tokenizer_json import byte_chars
+
+    chars = byte_chars()
+    vocab = {chars[b]: b for b in range(256)}
+    vocab.update(vocab_extra or {})
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    pre = byte_level if pre_tokenizer is None else {"type": "Sequence",
+                                                   "pretokenizers": [*pre_tokenizer, byte_level]}
+    return {"version": "1.0", "added_tokens": list(added_tokens), "normalizer": normalizer, "pre_tokenizer": pre,
+            "post_processor": None, "decoder": {"type": "ByteLevel"},
+            "model": {"type": "BPE", "vocab": vocab, "merges": []}}
+
+
+def _json_bytes(obj: dict) -> bytes:
+    import json
+
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+TOKENIZER_JSON_NAME = "tokenizer.json"
+
+
+def growing_normalizer_json(factor: int = 1000, steps: int = 2, char: str = "x") -> bytes:
+    """Item 1: a tokenizer.json whose normalizer is `steps` Replace steps, each turning `char` into
+    `factor` of them: n typed characters become n × factor**steps (40 'x' → 40,000,000)."""
+    rep = {"type": "Replace", "pattern": {"String": char}, "content": char * factor}
+    return _json_bytes(_byte_level_json(normalizer={"type": "Sequence", "normalizers": [rep] * steps}))
+
+
+MINBPE_NAME = "double.model"
+
+
+def doubling_minbpe_model(doublings: int = 24) -> bytes:
+    """Item 2: a minbpe .model (about 200 bytes) whose merges double 'a' `doublings` times: merge 1 is
+    (97, 97) -> 256 'aa', then (k, k) -> k + 1, so the last id, `doubling_token_id(doublings)`, is
+    'a' × 2**doublings (16,777,216 bytes for 24)."""
+    lines = ["minbpe v1", "", "0", "97 97"] + [f"{256 + k} {256 + k}" for k in range(doublings - 1)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def doubling_token_id(doublings: int = 24) -> int:
+    return 256 + doublings - 1
+
+
+TIKTOKEN_NAME = "big.tiktoken"
+
+
+def _tiktoken_lines(tokens: list[bytes]) -> bytes:
+    import base64
+
+    return b"".join(base64.b64encode(t) + b" %d\n" % i for i, t in enumerate(tokens))
+
+
+def big_token_tiktoken(token_bytes: int = 14_990_000) -> bytes:
+    """Item 2: a .tiktoken whose 256 single bytes are followed by one token of `token_bytes` 'a's (id
+    256): about 15 MB of token in a file just under the 20 MB bound (base64 is 4/3 of it)."""
+    return _tiktoken_lines([bytes([b]) for b in range(256)] + [b"a" * token_bytes])
+
+
+def long_run_tiktoken(run: int = 20_000) -> bytes:
+    """Item 7: a .tiktoken of the 256 bytes, 'aa' (id 256) and 'a' × `run` (id 257): recovering the
+    merge that makes id 257 (its merge rank, its tree) is what was quadratic in `run`."""
+    return _tiktoken_lines([bytes([b]) for b in range(256)] + [b"aa", b"a" * run])
+
+
+LONG_RUN_ID = 257
+
+TEKKEN_NAME = "tekken.json"
+
+
+def tekken_many_specials(n_special: int = 20_000_000) -> bytes:
+    """Item 4: a Tekken file (about 10 KB: the 256 byte tokens) whose config claims `n_special` special
+    tokens; the reader named each one before any check."""
+    import base64
+
+    vocab = [{"rank": b, "token_bytes": base64.b64encode(bytes([b])).decode(), "token_str": None} for b in range(256)]
+    return _json_bytes({"config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+",
+                                   "num_vocab_tokens": 256, "default_vocab_size": n_special + 256,
+                                   "default_num_special_tokens": n_special, "version": "v7"},
+                        "vocab": vocab, "special_tokens": []})
+
+
+def many_added_tokens_json(n: int = 100_000, special: bool = False, size: int = 19_900_000) -> bytes:
+    """Item 5: a tokenizer.json with `n` added tokens (the documented maximum by default), padded to
+    about `size` bytes (19.9 MB: just under the 20 MB bound) by the length of their contents. Not special
+    by default, so they are matched inside text as Hugging Face does."""
+    entry = {"id": 0, "content": "", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+             "special": special}
+
+    def build(pad: int) -> bytes:
+        contents = [f"<{i:07d}" + "z" * (pad - 9) + ">" for i in range(n)]
+        added = [{**entry, "id": 256 + i, "content": c} for i, c in enumerate(contents)]
+        return _json_bytes(_byte_level_json(added_tokens=added,
+                                            vocab_extra={c: 256 + i for i, c in enumerate(contents)}))
+
+    smallest = len(build(9))  # each further character of a content costs 2 bytes (added entry and vocab)
+    return build(9 + max(0, size - smallest) // (2 * n))
+
+
+CATASTROPHIC_REPLACE = r"(a|aa)+$"
+
+
+def catastrophic_text(n: int = 49) -> str:
+    """`n` characters on which (a|aa)+$ backtracks about fib(n) times: a run of 'a' and one 'b'."""
+    return "a" * (n - 1) + "b"
+
+
+def replace_pattern_json(pattern: str = CATASTROPHIC_REPLACE) -> bytes:
+    """Item 6: a tokenizer.json whose normalizer is one Replace with the regex `pattern`."""
+    return _json_bytes(_byte_level_json(normalizer={"type": "Replace", "pattern": {"Regex": pattern},
+                                                    "content": "b"}))
+
+
+def split_sequence_json(splits: int = 40, pattern: str = CATASTROPHIC_REPLACE) -> bytes:
+    """Item 6: a tokenizer.json whose pre-tokenizer is a Sequence of `splits` Split steps with the regex
+    `pattern` (each step got its own time limit; together they ran `splits` times as long)."""
+    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    return _json_bytes(_byte_level_json(pre_tokenizer=[split] * splits))
+
+
+def big_text_file(size: int = 19_000_000, seed: int = 0) -> bytes:
+    """Item 3: a text file of `size` bytes (under Streamlit's 20 MB upload cap, over the pages' 5 MB)."""
+    line = f"{seed:04d} The cat sat on the mat and counted its tokens.\n".encode()
+    return (line * (size // len(line) + 1))[:size]
+
+
+def many_tokens_tiktoken(n_tokens: int = 900_000, seed: int = 24) -> bytes:
+    """Item 3: a .tiktoken of the 256 bytes and `n_tokens` distinct 6-byte tokens (about 15 MB): the
+    kind of file that costs the server far more than its size once loaded (its results kept it alive)."""
+    r = random.Random(seed)
+    seen = {bytes([b]) for b in range(256)}
+    tokens = [bytes([b]) for b in range(256)]
+    while len(tokens) < n_tokens + 256:
+        t = r.randbytes(6)
+        if t not in seen:
+            seen.add(t)
+            tokens.append(t)
+    return _tiktoken_lines(tokens)
+
+
 # Token ids typed into the decoders (Compare, Inside) and Inside's id field.
 BAD_IDS = ["50257", "4294967296", "99999999999999999999999999999", "-1", "1e9", "12,,,13", "0x1F",
            ", ".join(["100"] * 100_000), "٣"]

@@ -161,6 +161,26 @@ def test_classic_example_is_one_click_and_true():
     assert at.text_area(key="lab_text").value == "aaabdaaabac"
 
 
+def test_the_classic_example_is_a_small_job_of_this_visitor(monkeypatch):
+    """Issue 24 (8): the page names the visitor to the job runner (one slot per visitor) and declares the
+    classic example small (its own lane: it never waits behind long trainings); its own text is not."""
+    from tokenizers import jobs
+
+    asked = []
+    real = jobs.run
+    monkeypatch.setattr(jobs, "run", lambda fn, *a, **kw: asked.append(kw) or real(fn, *a, **kw))
+    at = lab_app()
+    at.button(key="lab_classic").click().run()
+    assert not at.exception and len(at.session_state["lab_model"].history) == 3
+    assert asked[-1]["small"] is True and asked[-1]["timeout"] <= jobs.SMALL_TIMEOUT
+    owner = asked[-1]["owner"]
+    assert owner.startswith("session:")  # AppTest sends no cookie: the visitor is its session
+    at.text_area(key="lab_text").set_value("the cat sat on the mat " * 200).run()
+    at.button(key="lab_train").click().run()
+    assert not at.exception
+    assert asked[-1]["small"] is False and asked[-1]["owner"] == owner
+
+
 def test_hint_on_the_default_text_does_not_promise_what_it_cannot_do():
     at = lab_app()
     hint = texts(at)

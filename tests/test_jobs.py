@@ -102,6 +102,106 @@ def test_at_most_max_concurrent_run_and_the_others_wait_or_give_up():
     assert isinstance(jobs.run(_self_test, timeout=30), int)  # the slots are free again
 
 
+@pytest.fixture
+def long_jobs():
+    """Starts long jobs (_Long) and stops every one of them after the test, whatever happened in it."""
+    started = []
+
+    def start(owner, stop: threading.Event):
+        started.append(_Long(owner, stop))
+        return started[-1]
+
+    yield start
+    for job in started:
+        job.stop.set()
+    for job in started:
+        job.thread.join()
+
+
+class _Long:
+    """A long job of `owner` in a thread: runs until `stop` is set (its report then raises, as a Stop
+    does), recording every JobState it reports."""
+
+    class Stopped(Exception):
+        pass
+
+    def __init__(self, owner, stop: threading.Event):
+        self.owner, self.stop, self.states, self.error = owner, stop, [], None
+        self.running = threading.Event()
+        self.thread = threading.Thread(target=self._go)
+        self.thread.start()
+
+    def report(self, state):
+        self.states.append(state)
+        if not state.waiting:
+            self.running.set()
+        if self.stop.is_set():
+            raise self.Stopped()
+
+    def _go(self):
+        try:
+            jobs.run(_self_test, seconds=120, timeout=150, report=self.report, owner=self.owner)
+        except self.Stopped:
+            pass
+        except Exception as e:
+            self.error = e
+
+    @property
+    def pid(self) -> int:
+        return next(s.pid for s in self.states if not s.waiting)
+
+
+def test_one_owner_holds_at_most_one_slot(monkeypatch, long_jobs):
+    """Issue 24 (8): one visitor's two long jobs (two tabs' trainings) took both slots. Its second job
+    now waits in its own queue until its first ends, while another visitor's job starts at once."""
+    monkeypatch.setattr(jobs, "_slots", jobs._Slots(2, 1))
+    stop_first, stop_rest = threading.Event(), threading.Event()
+    first = long_jobs("tab-owner", stop_first)
+    assert first.running.wait(60)
+    second = long_jobs("tab-owner", stop_rest)
+    while not any(s.own_queue for s in second.states):  # it waits, and says it waits on its own job
+        time.sleep(0.05)
+    other = long_jobs("someone else", stop_rest)
+    assert other.running.wait(60)  # the free slot goes to another owner
+    assert not any(s.waiting for s in other.states)
+    assert not second.running.is_set() and all(s.waiting and s.own_queue for s in second.states)
+    stop_first.set()
+    first.thread.join()
+    assert second.running.wait(60)  # its turn once its own first job ended
+    assert gone(first.pid)
+    stop_rest.set()
+    for job in (second, other):
+        job.thread.join()
+    assert not any(j.error for j in (first, second, other))
+
+
+def test_a_small_job_starts_while_two_long_jobs_of_two_owners_run(monkeypatch, long_jobs):
+    """Issue 24 (8): the classic example waited 60 s behind two long trainings and failed. A small job
+    has its own lane: it starts and ends while both long jobs still hold both ordinary slots."""
+    monkeypatch.setattr(jobs, "_slots", jobs._Slots(2, 1))
+    stop = threading.Event()
+    running = [long_jobs("visitor a", stop), long_jobs("visitor b", stop)]
+    for job in running:
+        assert job.running.wait(60)
+    states = []
+    tok, _ = jobs.run(lab_jobs.train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
+                      owner="visitor c", report=states.append)
+    assert [m.pair for m in tok.history] == [(97, 97), (97, 98), (256, 257)]  # aa, ab, aaab: the classic example
+    assert not any(s.waiting for s in states)
+    assert not any(gone(job.pid) for job in running)  # both long jobs were running all along
+    stop.set()
+    for job in running:
+        job.thread.join()
+    assert not any(j.error for j in running)
+
+
+def test_a_small_job_has_a_short_time_limit():
+    with pytest.raises(ValueError, match="small job"):
+        jobs.run(_self_test, timeout=jobs.SMALL_TIMEOUT + 1, small=True)
+    assert lab_jobs.bpe_is_small("aaabdaaabac", 259) and not lab_jobs.bpe_is_small("a" * 50_000, 259)
+    assert not lab_jobs.bpe_is_small("aaabdaaabac", 5_000)
+
+
 def test_the_labs_training_in_a_child_equals_training_here():
     from tokenizers.bpe import BPETokenizer
 
@@ -162,7 +262,7 @@ def test_lab_jobs_and_sentencepiece_trainings_share_one_bound(monkeypatch):
     from tokenizers.core.corpus import stdlib_docstrings
     from tokenizers.sentencepiece.train import train as sp_train
 
-    monkeypatch.setattr(jobs, "_slots", threading.BoundedSemaphore(2))
+    monkeypatch.setattr(jobs, "_slots", jobs._Slots(2))
     monkeypatch.setattr(jobs, "MAX_CONCURRENT", 2)
     text = stdlib_docstrings(250_000)
     results, waited, errors = [], [], []
@@ -206,7 +306,7 @@ def test_an_algorithms_job_and_its_sentencepiece_step_hold_one_slot(monkeypatch)
     asked for meanwhile waits for the one slot."""
     from tokenizers.core.corpus import stdlib_docstrings
 
-    monkeypatch.setattr(jobs, "_slots", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(jobs, "_slots", jobs._Slots(1))
     monkeypatch.setattr(jobs, "MAX_CONCURRENT", 1)
     text = stdlib_docstrings(20_000)
     out, waited = {}, []

@@ -19,7 +19,7 @@ INPUT_WIDGETS = {"selectbox", "multiselect", "toggle", "checkbox", "text_input",
 TRANSIENT = {
     ("compare.py", 'f"{K}example"'): "a picker that loads a text and goes back to its placeholder",
     ("compare.py", 'f"{K}page"'): "the page of a long text: a new text has its own pages",
-    ("quirks.py", 'f"{k}_preset"'): "a picker that loads a card's texts and goes back to its placeholder",
+    ("quirks.py", 'f"{K}{card.key}_preset"'): "a picker that loads a card's texts and goes back to its placeholder",
     ("inside.py", 'f"{K}stepk"'): "the merge step within one chunk, whose number of steps changes with the chunk",
 }
 # the upload form's fields belong to the one file being loaded (app_pages/compare_upload.py)

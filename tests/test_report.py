@@ -299,8 +299,8 @@ def test_a_tokenizer_file_by_path(tmp_path):
                                   "plain text\twith tabs\r\n and \x1b[1m escape\n".encode(), b"a\x01b\x02c" + b"x" * 50,
                                   "안녕하세요 👋\n".encode() * 50])
 def test_one_binary_rule_for_uploads_and_the_report(data):
-    """The report's binary check (tokenizers.core.text.binary_reason) gives the upload reader's verdict
-    and words on the same bytes (service.uploads has its own copy of the rule until it calls this one)."""
+    """The report and the upload reader give one verdict, in the same words, on the same bytes: both
+    apply tokenizers.core.text.binary_reason (the upload reader adds what to do)."""
     from service.uploads import UploadError, decode_upload
     from tokenizers.core.text import binary_reason
 

@@ -2,6 +2,7 @@
 <unk>, n-best and sampling, the lattice held equal to encode, and every failure's message."""
 
 import os
+import re
 import signal
 
 import pytest
@@ -285,6 +286,35 @@ def test_report_and_progress():
     assert [p.elapsed for p in seen] == sorted(p.elapsed for p in seen)
 
 
+def _no_server_details(text: str, pids: set[int]) -> None:
+    import tempfile
+
+    assert "token-lens-spm" not in text and tempfile.gettempdir() + "/" not in text
+    assert not any(re.search(rf"(?<!\d){pid}(?!\d)", text) for pid in pids), pids
+
+
+def test_trained_model_and_its_log_carry_no_server_path_or_pid():
+    """Issue 24 (9a): the .model a visitor downloads stored the job's temporary paths (trainer_spec input and
+    model_prefix), and the log the page shows named them and the child's PID on every line."""
+    seen = []
+    text = "\n".join(line for line in TOY.splitlines() if not any(c.isdigit() for c in line))  # no digits to
+    tok = train(text, vocab_size=400, progress=seen.append)  # mistake for a PID in the model's pieces
+    pids = {p.pid for p in seen if p.pid}
+    assert pids  # the child ran long enough to be seen
+    data = tok.serialized_model()
+    _no_server_details(data.decode("latin-1"), pids)
+    spec = tok.trainer_spec()
+    assert spec["input"] == ["corpus.txt"] and spec["model_prefix"] == "model"
+    _no_server_details(tok.report.log, pids)
+    assert "Saving model: model.model" in tok.report.log and "Loaded all" in tok.report.log
+    assert tok.report.sentences and tok.report.alphabet_size  # the log is still read
+    # and a failure's log and message
+    seen.clear()
+    with pytest.raises(SentencePieceTrainingError) as e:
+        train(text, vocab_size=190_000, progress=seen.append)
+    _no_server_details(e.value.log + str(e.value), {p.pid for p in seen if p.pid})
+
+
 def test_killed_child_gives_a_message_and_the_next_training_works():
     def kill(p):
         os.kill(p.pid, signal.SIGKILL)
@@ -314,16 +344,32 @@ def test_trainings_wait_their_turn(monkeypatch):
 
     from tokenizers import jobs
 
-    busy = threading.BoundedSemaphore(1)  # the one runner's slots, all taken
-    busy.acquire()
+    busy = jobs._Slots(1, 0)  # the one runner's slots, all taken
+    assert busy.try_take(jobs._Ticket(None), None, False) == "general"
     monkeypatch.setattr(jobs, "_slots", busy)
     with pytest.raises(SentencePieceTrainingError) as e:
         train(TOY, vocab_size=400, timeout=0.5)
     assert e.value.reason == "busy" and "Try again in a moment" in str(e.value)
-    threading.Timer(0.6, busy.release).start()
+    threading.Timer(0.6, busy.release, args=("general", None)).start()
     seen = []
     assert train(TOY, vocab_size=400, progress=seen.append).vocab_size == 400
     assert seen[0].phase == "Waiting for another training to finish" and seen[-1].phase != seen[0].phase
+
+
+def test_a_visitors_second_training_waits_for_its_first(monkeypatch):
+    """Issue 24 (8): one slot per visitor, SentencePiece trainings included (the page passes its visitor)."""
+    import threading
+
+    from tokenizers import jobs
+
+    slots = jobs._Slots(2, 0)
+    assert slots.try_take(jobs._Ticket("visitor"), "visitor", False) == "general"  # its first training runs
+    monkeypatch.setattr(jobs, "_slots", slots)
+    threading.Timer(0.6, slots.release, args=("general", "visitor")).start()
+    seen = []
+    assert train(TOY, vocab_size=400, progress=seen.append, owner="visitor").vocab_size == 400
+    assert seen[0].phase == "Waiting for your other training to finish"  # though a slot was free
+    assert train(TOY, vocab_size=400, progress=seen.append, owner="someone else").vocab_size == 400
 
 
 def test_timeout():

@@ -24,6 +24,21 @@ Either way the work never runs in the web server itself, so:
 * at most MAX_CONCURRENT children run per server process, whatever they are (Lab jobs, SentencePiece
   trainings, Algorithms jobs, upload checks); others wait, with `report` called as they do.
 
+Fair use (issue 24: two tabs' Algorithms trainings, 45 s each, took both slots, and another visitor's
+"Classic example" waited 60 s and failed):
+
+* a job may name its `owner` (an opaque key: the pages pass their visitor, service.visits.visitor_key: the
+  browser, whose tabs are one visitor, or else the session), and one owner
+  holds at most one of the MAX_CONCURRENT slots: its second job waits in the owner's own queue until the
+  first ends (`JobState.own_queue`), while other owners' jobs take the free slot. Waiting, not replacing
+  or refusing: the second job is what the visitor just asked for, and stopping the first (which may be
+  seconds from its end, in another tab) or refusing would lose work they chose; the wait is shown, with
+  its Stop, and bounded by `wait` like any other.
+* a job declared `small` (the BPE Lab's classic example: 11 characters, 3 merges; a time limit of at most
+  SMALL_TIMEOUT seconds) never waits behind long ones: SMALL_LANE more slots are kept for small jobs
+  alone (and a small job may also take a free ordinary slot). A tiny job is a third process for at most
+  SMALL_TIMEOUT seconds, against a 60 s wait and a failure before.
+
 A job's own children run in its slot: every child's environment carries TOKEN_LENS_JOB (its limits),
 and a process that has it takes no slot for the children it starts (the Algorithms job trains its
 unigram model through SentencePiece's trainer, a grandchild: one slot, never a second, so it cannot
@@ -50,11 +65,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_CONCURRENT = 2          # children running at once in one server process (a 2-core machine)
+SMALL_LANE = 1              # more slots, for small jobs only: they never wait behind long ones
+SMALL_TIMEOUT = 10.0        # a small job's time limit is at most this (so the small lane frees up quickly)
 POLL = 0.1                  # seconds between calls to `report`: how soon a Stop is seen
 PROGRESS_EVERY = 0.1        # seconds between progress messages from the child
 TERM_GRACE = 1.0            # seconds between SIGTERM (the child cleans up its own children) and SIGKILL
@@ -62,7 +79,6 @@ DEADLINE_MARGIN = 30        # seconds past its time limit after which a child en
 ENV = "TOKEN_LENS_JOB"      # in every child's environment: its limits, as JSON
 ROOT = Path(__file__).resolve().parent.parent
 
-_slots = threading.BoundedSemaphore(MAX_CONCURRENT)
 _HEADER = struct.Struct("<Q")
 
 
@@ -85,6 +101,78 @@ class JobState:
     last: tuple | None      # the arguments of the child's latest progress(...) call, if any
     pid: int = 0            # the child, once it runs
     running: float = 0.0    # seconds since the child started
+    own_queue: bool = False  # waiting because the same owner's other job holds its one slot
+
+
+class _Slots:
+    """The server's slots: `general` for any job, one at most per owner, taken in the order asked
+    for; `small` more for small jobs only. A small job takes a small slot, or else a free general one."""
+
+    def __init__(self, general: int = MAX_CONCURRENT, small: int = SMALL_LANE):
+        self.general, self.small = general, small
+        self.used_general = self.used_small = 0
+        self.owners: dict[Hashable, int] = {}   # owner -> general slots it holds (0 or 1)
+        self.queue: list[object] = []           # tickets of the ordinary jobs waiting, oldest first
+        self.cond = threading.Condition()
+
+    def _eligible(self, owner) -> bool:
+        return self.used_general < self.general and (owner is None or not self.owners.get(owner))
+
+    def try_take(self, ticket, owner, small: bool) -> str | None:
+        """The lane taken ("small" or "general"), or None (call again after `cond` is notified)."""
+        with self.cond:
+            if small:
+                if self.used_small < self.small:
+                    self.used_small += 1
+                    return "small"
+                if self.used_general < self.general:
+                    self.used_general += 1
+                    return "general"
+                return None
+            if ticket not in self.queue:
+                self.queue.append(ticket)
+            # first come, first served among the jobs that may start: an earlier job waiting on its own
+            # owner's slot does not hold up a later one of another owner
+            first = next((t for t in self.queue if self._eligible(t.owner)), None)
+            if first is not ticket:
+                return None
+            self.queue.remove(ticket)
+            self.used_general += 1
+            if owner is not None:
+                self.owners[owner] = self.owners.get(owner, 0) + 1
+            return "general"
+
+    def behind_own(self, owner) -> bool:
+        with self.cond:
+            return owner is not None and bool(self.owners.get(owner))
+
+    def give_up(self, ticket) -> None:
+        with self.cond:
+            if ticket in self.queue:
+                self.queue.remove(ticket)
+            self.cond.notify_all()
+
+    def release(self, lane: str, owner) -> None:
+        with self.cond:
+            if lane == "small":
+                self.used_small -= 1
+            else:
+                self.used_general -= 1
+                if owner is not None:
+                    self.owners[owner] -= 1
+                    if not self.owners[owner]:
+                        del self.owners[owner]
+            self.cond.notify_all()
+
+
+class _Ticket:
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        self.owner = owner
+
+
+_slots = _Slots()
 
 
 @dataclass(frozen=True)
@@ -102,15 +190,18 @@ def in_job() -> bool:
 
 
 def run(fn: Callable, *args, timeout: float, report: Callable[[JobState], None] | None = None,
-        memory_mb: int | None = 2048, wait: float | None = None, **kwargs):
+        memory_mb: int | None = 2048, wait: float | None = None, owner: Hashable | None = None,
+        small: bool = False, **kwargs):
     """fn(*args, progress=..., **kwargs) in a child process; its result, or its exception raised
     here. JobError("timeout") after `timeout` seconds of running; JobError("busy") when no slot
     frees up within `wait` seconds (default: `timeout`). `report(JobState)` is called about every
-    POLL seconds from the calling thread; whatever it raises stops the child and propagates."""
+    POLL seconds from the calling thread; whatever it raises stops the child and propagates.
+    `owner`: who asks (one slot at most per owner; None: no one in particular); `small`: a small job
+    (its own lane; `timeout` at most SMALL_TIMEOUT)."""
     job = pickle.dumps((fn.__module__, fn.__qualname__, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
     frames = _Frames()
     code, err, _ = _run_child([sys.executable, "-s", "-m", "tokenizers.jobs"], job, timeout=timeout, report=report,
-                              memory_mb=memory_mb, wait=wait, watch=frames.feed)
+                              memory_mb=memory_mb, wait=wait, watch=frames.feed, owner=owner, small=small)
     if frames.outcome is None:  # the child ended without a result: killed, or crashed in native code
         said = err[-2000:].decode("utf-8", "replace").strip().splitlines()
         why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
@@ -125,16 +216,17 @@ def run(fn: Callable, *args, timeout: float, report: Callable[[JobState], None] 
 
 def run_program(argv: Sequence[str], *, input: bytes = b"", timeout: float,
                 report: Callable[[JobState], None] | None = None, memory_mb: int | None = 2048,
-                wait: float | None = None, watch: Callable[[bytes, bytes, float], tuple | None] | None = None
-                ) -> Finished:
+                wait: float | None = None, watch: Callable[[bytes, bytes, float], tuple | None] | None = None,
+                owner: Hashable | None = None, small: bool = False) -> Finished:
     """The program `argv` in a child process with `input` on its stdin, under the same slot, limits
-    and stop as `run`; how it ended (its exit status is the caller's to read). `watch(out, err,
-    running)` receives, about every POLL seconds, what the program wrote to stdout and stderr since
-    the last call (for progress read off a log) and may return a tuple for `JobState.last`."""
+    and stop as `run` (and its `owner` and `small`); how it ended (its exit status is the caller's to
+    read). `watch(out, err, running)` receives, about every POLL seconds, what the program wrote to
+    stdout and stderr since the last call (for progress read off a log) and may return a tuple for
+    `JobState.last`."""
     # this file as a script (-I: it imports nothing of the library), which sets the limits and becomes `argv`
     code, err, seconds = _run_child([sys.executable, "-I", str(Path(__file__).resolve()), "--exec", *map(str, argv)],
                                     bytes(input), timeout=timeout, report=report, memory_mb=memory_mb, wait=wait,
-                                    watch=watch)
+                                    watch=watch, owner=owner, small=small)
     return Finished(code, err, seconds)
 
 
@@ -202,28 +294,44 @@ def _stop(proc: subprocess.Popen, group: bool) -> None:
     proc.wait()
 
 
-def _take_slot(start: float, wait: float, report) -> bool:
-    """Wait for one of the server's slots; False inside a job (its children run in its slot)."""
+def _take_slot(start: float, wait: float, report, owner, small: bool) -> str | None:
+    """Wait for a slot (see _Slots); its lane, or None inside a job (its children run in its slot)."""
     if in_job():
-        return False
-    while not _slots.acquire(timeout=POLL):
-        waited = time.monotonic() - start
-        if waited > wait:
-            raise JobError("busy", f"{MAX_CONCURRENT} other jobs kept this server busy for {wait:g} s. "
-                                   "Try again in a moment.")
-        if report is not None:
-            report(JobState(waited, True, None))
-    return True
+        return None
+    ticket = _Ticket(owner)
+    try:
+        while True:
+            lane = _slots.try_take(ticket, owner, small)
+            if lane is not None:
+                return lane
+            waited = time.monotonic() - start
+            own = _slots.behind_own(owner)
+            if waited > wait:
+                if own:
+                    raise JobError("busy", f"Your other job on this server (in another tab, or asked for just "
+                                           f"before) kept running for {wait:g} s, and one visitor runs one job at "
+                                           "a time. Stop it there, or try again when it ends.")
+                raise JobError("busy", f"{MAX_CONCURRENT} other jobs kept this server busy for {wait:g} s. "
+                                       "Try again in a moment.")
+            if report is not None:
+                report(JobState(waited, True, None, own_queue=own))
+            with _slots.cond:
+                _slots.cond.wait(POLL)
+    finally:
+        _slots.give_up(ticket)  # out of the queue, whether it got a slot, gave up or was stopped
 
 
-def _run_child(argv: list[str], data: bytes, *, timeout: float, report, memory_mb, wait, watch
-               ) -> tuple[int, bytes, float]:
+def _run_child(argv: list[str], data: bytes, *, timeout: float, report, memory_mb, wait, watch, owner=None,
+               small: bool = False) -> tuple[int, bytes, float]:
     """Start `argv` in a slot with `data` on its stdin; wait for its end, calling `watch` and
     `report` as it runs; stop it (and its children) on a timeout or whatever `report` raises.
     (returncode, stderr, seconds)."""
+    if small and timeout > SMALL_TIMEOUT:
+        raise ValueError(f"a small job runs at most {SMALL_TIMEOUT:g} s (its lane must free up quickly), "
+                         f"not {timeout:g} s")
     start = time.monotonic()
-    held = _take_slot(start, timeout if wait is None else wait, report)
-    nested = not held and in_job()
+    held = _take_slot(start, timeout if wait is None else wait, report, owner, small)
+    nested = held is None and in_job()
     try:
         env = {**os.environ, "MALLOC_ARENA_MAX": "2", ENV: json.dumps(_child_limits(memory_mb, timeout))}
         with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
@@ -259,8 +367,8 @@ def _run_child(argv: list[str], data: bytes, *, timeout: float, report, memory_m
                 _stop(proc, group=not nested)
             return proc.returncode, bytes(err), time.monotonic() - began
     finally:
-        if held:
-            _slots.release()
+        if held is not None:
+            _slots.release(held, owner)
 
 
 # -- the child -----------------------------------------------------------------------------------------

@@ -8,6 +8,15 @@ import time
 from collections.abc import Callable
 
 
+SMALL_TEXT_CHARS = 2_000   # a BPE training this small (the classic example: 11 characters, 3 merges) takes
+SMALL_MERGES = 500         # well under a second: a small job (tokenizers.jobs: its own lane, never behind long ones)
+
+
+def bpe_is_small(text: str, vocab_size: int) -> bool:
+    """True for a BPE Lab training small enough to run as a small job."""
+    return len(text) <= SMALL_TEXT_CHARS and int(vocab_size) - 256 <= SMALL_MERGES
+
+
 def train_bpe(text: str, vocab_size: int, pattern: str | None, specials: list[str], *, name: str = "lab_bpe",
               progress: Callable | None = None):
     """The BPE Lab's model: (BPETokenizer, TrainReport). Special tokens get the ids right after the

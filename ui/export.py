@@ -1,4 +1,6 @@
-"""Token tables for the table view and the CSV/JSON downloads, built in bulk from token arrays."""
+"""Token tables for the table view and the CSV/JSON downloads, built in bulk from token arrays; and the
+one way a CSV is written (`csv_text`, `frame_csv`), which keeps spreadsheets from reading a cell as a
+formula."""
 
 from __future__ import annotations
 
@@ -61,42 +63,74 @@ def export_json(text: str, results: dict[str, Sequence[Token]], *, parse_special
                       ensure_ascii=False, separators=(",", ":"))
 
 
-def export_csv(results: dict[str, Sequence[Token]]) -> str:
+# -- CSV: every CSV the app offers is written here ------------------------------------------------------
+# A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...), +cmd|..., @SUM,
+# and a leading tab or carriage return that it strips first): OWASP's "CSV injection". Such a string
+# cell gets a leading apostrophe, OWASP's remedy: the spreadsheet then takes the cell as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A CSV cell that no spreadsheet runs: a string starting with a formula character gets a leading
+    `'`; everything else (numbers, booleans, other strings) is returned as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(header: Sequence, *blocks: Sequence[Sequence]) -> str:
+    """CSV text of `header` and then each block's rows; a block is a list of columns (lists of equal
+    length). Every cell goes through csv_cell, by column: a column without strings (ids, offsets: most
+    of a token table) is left as it is, and the rows are written by the csv module in C."""
     import csv
     import io
-    from itertools import repeat
+
+    def safe(col: Sequence) -> Sequence:
+        if str not in set(map(type, col)):
+            return col
+        # each distinct string once (a token table repeats its tokens), then a lookup per cell in C: only
+        # strings are keys, and no number equals a string, so every other cell comes back as it was
+        fixed = {v: csv_cell(v) for v in set(col) if isinstance(v, str) and v.startswith(FORMULA_STARTS)}
+        return list(map(fixed.get, col, col)) if fixed else col
 
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["tokenizer", *COLUMNS])
-    for name, toks in results.items():
-        w.writerows(zip(repeat(name), *_columns(toks)))
+    w.writerow([csv_cell(h) for h in header])
+    for columns in blocks:
+        w.writerows(zip(*map(safe, columns)))
     return buf.getvalue()
 
 
 def vocab_diff_csv(diff, selection) -> str:
     """A vocabulary diff's tokens as CSV, one row per (status, token bytes) of `selection`
     (ui.tables.diff_selection), with the columns of the page's table (ui.tables.diff_row): the token's
-    text, its exact bytes in hex, where it is, its kind, ids and ranks."""
-    import csv
-    import io
-
+    text, its exact bytes in hex, where it is, its kind, ids and ranks. Through csv_text, as every CSV."""
     from .tables import diff_row
 
-    buf = io.StringIO()
-    w = None
-    for status, t in selection:
-        row = diff_row(diff, status, t)
-        if w is None:
-            w = csv.DictWriter(buf, fieldnames=list(row))
-            w.writeheader()
-        w.writerow(row)
-    if w is None:
-        buf.write("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift\n")
-    return buf.getvalue()
+    rows = [diff_row(diff, status, t) for status, t in selection]
+    if not rows:
+        return csv_text("token,bytes_hex,status,kind,bytes,id A,id B,rank A,rank B,rank shift".split(","), [])
+    header = list(rows[0])
+    return csv_text(header, [[r[h] for r in rows] for h in header])
 
 
-def frame_csv(df, *, digits: int | None = 4) -> bytes:
-    """A table for a download: UTF-8 CSV with the index, floats rounded to `digits` (None: as they are)."""
-    out = df.round(digits) if digits is not None else df
-    return out.to_csv().encode("utf-8")
+def frame_csv(df, *, digits: int | None = None) -> str:
+    """A pandas DataFrame as CSV (its index first, as DataFrame.to_csv writes it), string cells, index
+    labels and column names through csv_cell; numbers keep their type and formatting (floats rounded to
+    `digits` when given)."""
+    import pandas as pd
+
+    if digits is not None:
+        df = df.round(digits)
+    out = df.map(csv_cell)
+    out.index = df.index.map(csv_cell) if not isinstance(df.index, pd.MultiIndex) else pd.MultiIndex.from_tuples(
+        [tuple(map(csv_cell, t)) for t in df.index], names=df.index.names)
+    out.columns = df.columns.map(csv_cell) if not isinstance(df.columns, pd.MultiIndex) else pd.MultiIndex.from_tuples(
+        [tuple(map(csv_cell, t)) for t in df.columns], names=df.columns.names)
+    return out.to_csv()
+
+
+def export_csv(results: dict[str, Sequence[Token]]) -> str:
+    """Compare's token table of every tokenizer, one row per token."""
+    blocks = ([[name] * len(cols[0]), *cols] for name, toks in results.items() for cols in [_columns(toks)])
+    return csv_text(["tokenizer", *COLUMNS], *blocks)

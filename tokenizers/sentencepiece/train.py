@@ -178,7 +178,19 @@ class SentencePieceTrainingError(TrainingError):
 # -- the trainer's log --------------------------------------------------------------------------------
 # absl style "I0000 00:00:17954.80 12995 trainer_interface.cc:149] msg", or the older
 # "trainer_interface.cc(407) LOG(INFO) msg": either way, the message is what follows
-_LOG_LINE = re.compile(r"^(?:[IWEF]\d{4} \S+\s+\d+ \S+:\d+\]|\S+\.cc\(\d+\) LOG\(\w+\)) ?(.*)$")
+_LOG_LINE = re.compile(r"^(?:[IWEF]\d{4} \S+(?:\s+\d+)? \S+:\d+\]|\S+\.cc\(\d+\) LOG\(\w+\)) ?(.*)$")
+# the absl prefix's third field is the logging thread's id (the child's PID): left out of what is kept
+_ABSL_THREAD = re.compile(r"^([IWEF]\d{4} \S+)\s+\d+ (?=\S+:\d+\])", re.M)
+
+
+def scrub_log(text: str, job_dir: str | Path = "") -> str:
+    """The trainer's words without what only the server should know: the child's PID (absl's thread
+    column) and the job's temporary folder (shown as "."), so that the log a page shows and a
+    training error carry neither."""
+    text = _ABSL_THREAD.sub(r"\1 ", text)
+    for d in {str(job_dir), str(Path(job_dir).resolve())} if job_dir else ():
+        text = text.replace(d + "/", "").replace(d, ".")
+    return text
 
 
 def log_messages(log: str) -> list[str]:
@@ -419,7 +431,7 @@ def split_long_lines(text: str, max_bytes: int) -> tuple[str, int]:
 # -- training ----------------------------------------------------------------------------------------
 def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAULT_MEMORY_MB,
           progress: Callable[[Progress], None] | None = None, name: str = "sp_lab", title: str | None = None,
-          **options) -> SentencePieceTokenizer:
+          owner=None, **options) -> SentencePieceTokenizer:
     """Train a SentencePiece model on `text` (each line is a sentence) with SentencePiece's own
     options (model_type="bpe", vocab_size=4000, byte_fallback=True, ...: see OPTIONS, LLAMA2_OPTIONS)
     and return it as a SentencePieceTokenizer, with `.report` (a SentencePieceReport).
@@ -428,7 +440,8 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
     one of the server's slots: the others wait, up to `timeout`), stopped after `timeout` seconds and
     capped at `memory_mb` of address space. `progress(Progress)` is called as the trainer's log moves
     on (and every jobs.POLL seconds, for the clock); whatever it raises stops the child. Any failure
-    raises SentencePieceTrainingError, whose message says what to change."""
+    raises SentencePieceTrainingError, whose message says what to change. `owner`: the visitor asking
+    (tokenizers.jobs: one slot at a time per owner)."""
     owned = sorted(_OWNED & set(options))
     if owned:
         raise SentencePieceTrainingError("option", f"train() writes the text and the model files itself; "
@@ -454,26 +467,27 @@ def train(text: str, *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int = DEFAU
 
         def report(s: jobs.JobState) -> None:
             if s.waiting:
-                progress(Progress(s.elapsed, "Waiting for another training to finish",
-                                  f"{jobs.MAX_CONCURRENT} at a time"))
+                progress(Progress(s.elapsed, "Waiting for your other training to finish" if s.own_queue
+                                  else "Waiting for another training to finish",
+                                  "one at a time per visitor" if s.own_queue else f"{jobs.MAX_CONCURRENT} at a time"))
             else:
                 progress(Progress(s.running, state.phase, state.detail, state.fraction, s.pid))
 
         try:
             done = jobs.run_program([sys.executable, "-I", str(WORKER), str(job_dir)], timeout=timeout,
-                                    memory_mb=memory_mb, report=report if progress is not None else None, watch=watch)
+                                    memory_mb=memory_mb, report=report if progress is not None else None, watch=watch,
+                                    owner=owner)
         except jobs.JobError as e:
             if e.reason == "busy":
-                raise SentencePieceTrainingError(
-                    "busy", f"{jobs.MAX_CONCURRENT} other jobs kept this server busy for {timeout:g} s.",
-                    "Try again in a moment.") from None
+                raise SentencePieceTrainingError("busy", str(e), "Try again in a moment.") from None
             if e.reason == "timeout":
                 raise explain_failure("", "", options, timed_out=True, timeout=timeout, memory_mb=memory_mb) from None
             raise
-        log = done.stderr.decode("utf-8", errors="replace")
+        log = scrub_log(done.stderr.decode("utf-8", errors="replace"), job_dir)
         error = ""
         if (job_dir / "error.json").exists():
-            error = json.loads((job_dir / "error.json").read_text(encoding="utf-8")).get("message", "")
+            error = scrub_log(json.loads((job_dir / "error.json").read_text(encoding="utf-8")).get("message", ""),
+                              job_dir)
         model = job_dir / "model.model"
         if done.returncode != 0 or not model.exists():
             raise explain_failure(error, log, options, returncode=done.returncode, timeout=timeout,

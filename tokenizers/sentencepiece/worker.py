@@ -6,7 +6,8 @@ repository. SentencePiece's native CHECK failures abort the process they run in:
 child, never the app. The runner keeps stderr (where the trainer logs) and hands it to the trainer's
 `watch` while training runs. JOB_DIR holds job.json ({"options": {...}}) and corpus.txt; the model
 lands in JOB_DIR/model.model (with done.json: the trainer's own time and peak memory), or a failure in
-JOB_DIR/error.json.
+JOB_DIR/error.json. The trainer runs inside JOB_DIR with relative file names, so the model it writes
+names "corpus.txt" and "model", not the server's paths.
 
 `python -I sentencepiece/worker.py --check < model` loads a model someone uploaded and encodes a
 probe text with it, so that a file crafted to crash the native loader crashes this child instead.
@@ -38,9 +39,12 @@ def main(job_dir: str) -> int:
     try:
         import sentencepiece as spm
 
+        # in the job's folder, with names relative to it: the trainer stores `input` and `model_prefix` in the
+        # model (its trainer_spec) and prints them in its log, and neither should tell anyone the server's
+        # temporary paths
+        os.chdir(job_dir)
         start = time.perf_counter()
-        spm.SentencePieceTrainer.train(input=os.path.join(job_dir, "corpus.txt"),
-                                       model_prefix=os.path.join(job_dir, "model"), **job["options"])
+        spm.SentencePieceTrainer.train(input="corpus.txt", model_prefix="model", **job["options"])
         seconds = time.perf_counter() - start
         peak_kb = peak_memory_kb()
         with open(os.path.join(job_dir, "done.json"), "w", encoding="utf-8") as f:
