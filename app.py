@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages.shared import clean_all_state_texts
+from app_pages.shared import clean_all_state_texts, notice_area
 from service import visits
 
 st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
@@ -21,8 +21,9 @@ pg = st.navigation([
 with st.sidebar:
     st.markdown("### 🔍 Token Lens")
     st.caption("See how text becomes tokens: spans, ids and counts, side by side. "
-               "Every vocabulary is read from local files; nothing is downloaded while you use it.")
+               "Every vocabulary is read from local files, provisioned at set-up (or by the server at first use).")
 
 visits.watch()  # once a visit is over (its tab closed a minute ago), what it held is released
 clean_all_state_texts()  # before any widget: no text in state may hold a lone surrogate
+notice_area()  # downloads on first use and missing vocabularies are said here, above the page
 pg.run()

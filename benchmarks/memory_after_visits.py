@@ -20,6 +20,11 @@ code and vocabularies, is in the baseline; on a checkout that never releases a v
 visit), after the visitors left, then every 10 s for --wait seconds. Ends with one
 JSON line: baseline, peak, each reading, and the first time after the last tab closed at which memory
 was back within 10 % of the baseline (null: never within --wait).
+
+The server writes where its memory is at each sweep (service/visits.py, TOKEN_LENS_MEMORY_LOG;
+service.cache.memory_report): the baseline is read only once the warm-up visit has been ended (else it
+would count that visit's tokenizer as idle), and the JSON line gives that breakdown at the baseline and at
+the end (`where_mb`: Python's arenas and the bytes alive in them, glibc's heap in use and free).
 """
 
 from __future__ import annotations
@@ -75,12 +80,24 @@ def main() -> None:
 
     from tokenizers.core.paths import cache_root  # the provisioned vendor files
 
+    import os
+
     scenarios = ["files", "tokenizers"] if args.scenario == "both" else [args.scenario]
     out = {"root": str(args.root), "visits": args.visits}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         tmp = Path(tmp)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         for scenario in scenarios:
+            memlog = tmp / f"memory-{scenario}.jsonl"
+            os.environ["TOKEN_LENS_MEMORY_LOG"] = str(memlog)  # inherited by the server (a checkout without
+            # the hook ignores it)
+
+            def reports() -> list[dict]:
+                try:
+                    return [json.loads(line) for line in memlog.read_text().splitlines() if line.strip()]
+                except (OSError, ValueError):
+                    return []
+
             with streamlit_server(args.root / "app.py", f"memory-{scenario}.log") as url:
                 pid = server_pid(int(url.rsplit(":", 1)[1]))
 
@@ -134,6 +151,10 @@ def main() -> None:
                 # paths and the vocabularies it uses are loaded, once per process) and left, --settle s later
                 visit(warm)
                 time.sleep(args.settle)
+                ended_at = time.monotonic() + 180  # the warm-up visit ended, then one more sweep (collected)
+                while reports() and time.monotonic() < ended_at and sum(r["ended"] >= 1 for r in reports()) < 2:
+                    time.sleep(5)
+                base_where = (reports() or [{}])[-1]
                 baseline = rss_mb(pid)
                 peak = baseline
                 t0 = time.monotonic()
@@ -157,7 +178,8 @@ def main() -> None:
                 out[scenario] = {"baseline_mb": round(baseline), "peak_mb": round(peak),
                                  "visits_seconds": round(left - t0, 1), "after_mb": readings,
                                  "back_within_10pct_after_s": back, "end_mb": readings[-1][1],
-                                 "end_over_baseline": round(readings[-1][1] / baseline, 2)}
+                                 "end_over_baseline": round(readings[-1][1] / baseline, 2),
+                                 "where_mb": {"baseline": base_where, "end": (reports() or [{}])[-1]}}
                 if scenario == "files":
                     out[scenario]["uploaded_mb"] = round(args.visits * args.files * args.mb)
         browser.close()

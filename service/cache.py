@@ -63,6 +63,59 @@ def limit_malloc_arenas(n: int = 2) -> None:
 release_free_memory = _malloc_trim()
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def memory_report() -> dict:
+    """Where this process's memory is, in MB, for diagnosis (service/visits.py writes one a sweep when
+    TOKEN_LENS_MEMORY_LOG names a file; benchmarks/memory_after_visits.py reads them): resident
+    (`rss`); Python's small-object allocator (`py_arenas`: its 1 MiB arenas, resident while any block
+    in them is alive; `py_used`: the bytes of the live blocks in them, from sys._debugmallocstats, which
+    writes to file descriptor 2, so this briefly points it at a temporary file: diagnosis only); glibc's
+    heap (`c_used`, `c_free`: in use and free in its arenas; free pages are returned by malloc_trim, not
+    counted resident) and its mmapped blocks (`c_mmap`). Linux and glibc; missing keys elsewhere."""
+    import os
+    import re
+    import sys
+    import tempfile
+    from sys import _debugmallocstats  # CPython's documented allocator statistics (the sys module's docs)
+
+    out: dict = {}
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                out["rss"] = round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallinfo2.restype = _MallInfo2
+        m = libc.mallinfo2()
+        out.update(c_used=round(m.uordblks / 2**20, 1), c_free=round(m.fordblks / 2**20, 1),
+                   c_mmap=round(m.hblkhd / 2**20, 1))
+    except (OSError, AttributeError):
+        pass
+    with tempfile.TemporaryFile("w+") as f:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(f.fileno(), 2)
+            _debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        text = f.read()
+    arenas = re.search(r"# arenas allocated current\s*=\s*([\d,]+)", text)
+    used = re.search(r"# bytes in allocated blocks\s*=\s*([\d,]+)", text)
+    if arenas and used:
+        out.update(py_arenas=int(arenas.group(1).replace(",", "")),  # 1 MiB each (Python 3.10+, 64-bit)
+                   py_used=round(int(used.group(1).replace(",", "")) / 2**20, 1))
+    return out
+
+
 class BoundedStore:
     """An LRU mapping whose entries have a cost; the total cost and the count stay within bounds
     (an entry costlier than the whole budget is returned but not kept).

@@ -277,8 +277,10 @@ def test_missing_vocabulary_shows_the_fix_and_keeps_the_page(tmp_path, monkeypat
     st.cache_resource.clear()
     try:
         at = app()
-        errors = " ".join(e.value for e in at.error)
-        assert "unavailable offline" in errors and "tokenizers.vocabularies.provision" in errors
+        errors = [e.value for e in at.error]
+        assert len(errors) == 1, errors  # one message, at the top of the page, naming every missing one
+        assert "unavailable offline" in errors[0] and "tokenizers.vocabularies.provision" in errors[0]
+        assert len(at.main.children[1].error) == 1  # above the page (app.py's notice_area), not beside each column
         assert "custom_bpe" in heads(at)  # needs no file: still renders
     finally:
         st.cache_resource.clear()

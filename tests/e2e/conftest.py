@@ -77,18 +77,20 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(script: Path, log_name: str = "streamlit-e2e.log", *extra: str):
-    """`streamlit run script` on a free local port; yields its URL, stops it afterwards."""
+def streamlit_server(script: Path, log_name: str = "streamlit-e2e.log", *extra: str, python: str = sys.executable,
+                     cwd: Path = ROOT, env: dict | None = None, start_timeout: float = 60):
+    """`streamlit run script` on a free local port (with `python`, from `cwd`, in `env`); yields its URL,
+    stops it afterwards."""
     port = _free_port()
     (ROOT / "artifacts").mkdir(exist_ok=True)
     log = open(ROOT / "artifacts" / log_name, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+        [python, "-m", "streamlit", "run", str(script), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
          *extra],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    deadline = time.time() + start_timeout
     while True:
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:

