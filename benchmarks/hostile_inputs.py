@@ -49,10 +49,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 
-def memory_mb() -> tuple[float, float]:
-    """(resident, peak resident since the last reset) in MB."""
+def memory_mb(pid: int | str = "self") -> tuple[float, float]:
+    """(resident, peak resident since the last reset, or since start) of this process or `pid`, in MB."""
     rss = hwm = 0
-    with open("/proc/self/status", encoding="ascii") as f:
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1])
@@ -129,18 +129,6 @@ def one_input(input_name: str, only: list[str] | None) -> list[dict]:
 # -- issue 24: attacks on a real server, with another visitor editing ---------------------------------------
 
 
-def _server_mb(pid: int) -> tuple[float, float]:
-    """(resident, peak resident since start) of the server, in MB."""
-    rss = hwm = 0
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-            elif line.startswith("VmHWM:"):
-                hwm = int(line.split()[1])
-    return rss / 1024, hwm / 1024
-
-
 def seen(run) -> str:
     """What a visitor's run showed: its exception or first error/warning, else 'ok'."""
     for prefix in ("exception:", "error:", "warning:"):
@@ -178,7 +166,7 @@ class Ctx:
         t0 = time.perf_counter()
         await asyncio.sleep(self.settle_s)
         self.waited += time.perf_counter() - t0
-        self.extra["rss_after_mb"] = round(_server_mb(self.pid)[0])
+        self.extra["rss_after_mb"] = round(memory_mb(self.pid)[0])
         return self.extra["rss_after_mb"]
 
 
@@ -249,7 +237,7 @@ async def _languages_uploads(ctx: Ctx) -> str:
         files = [(f"part{k:02d}.txt", ctx.build(hostile.big_text_file, seed=k)) for k in range(40)]
         run = await v.upload("languages_upload", files)
         del files
-        ctx.extra["rss_with_files_mb"] = round(_server_mb(ctx.pid)[0])
+        ctx.extra["rss_with_files_mb"] = round(memory_mb(ctx.pid)[0])
         outcome = seen(run)
     await ctx.settle()
     return outcome
@@ -268,7 +256,7 @@ async def _six_tokenizers_twice(ctx: Ctx) -> str:
                 run = await load_file(v, f"v{visit}_{k}.tiktoken", data)
                 outcome = seen(run) if seen(run) != "ok" else outcome
             await v.type_text("hi")
-    ctx.extra["rss_when_left_mb"] = round(_server_mb(ctx.pid)[0])
+    ctx.extra["rss_when_left_mb"] = round(memory_mb(ctx.pid)[0])
     await ctx.settle()
     return outcome
 
@@ -359,7 +347,7 @@ async def _one_attack(name: str, attack, url: str, pid: int, args) -> dict:
     editor = asyncio.create_task(other())
     while not times:  # the other visitor is editing before the attack starts
         await asyncio.sleep(0.1)
-    idle = _server_mb(pid)[0]
+    idle = memory_mb(pid)[0]
     t0 = time.perf_counter()
     try:
         outcome = await asyncio.wait_for(attack(ctx), args.attack_timeout + ctx.settle_s + 60)
@@ -369,7 +357,7 @@ async def _one_attack(name: str, attack, url: str, pid: int, args) -> dict:
         outcome = f"{type(e).__name__}: {str(e)[:120]}"
     seconds = ctx.extra.pop("attacker_s", time.perf_counter() - t0 - ctx.waited)
     try:
-        peak = _server_mb(pid)[1]
+        peak = memory_mb(pid)[1]
     except OSError:  # the server is gone
         peak = float("nan")
     worst = max(times, default=0.0)
