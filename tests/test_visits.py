@@ -6,6 +6,7 @@ uploaded-file manager: what `streamlit run` builds), with a clock the test moves
 from __future__ import annotations
 
 import asyncio
+import threading
 import gc
 import weakref
 from pathlib import Path
@@ -59,6 +60,25 @@ def _held(rt: Runtime, sid: str) -> int:
     return sum(len(f.data) for f in rt.uploaded_file_mgr.file_storage.get(sid, {}).values())
 
 
+def run_on(loop, awaitable):
+    """loop.run_until_complete(awaitable) in a thread of its own: in the whole suite, the browser tests'
+    Playwright keeps an event loop running in this thread, and asyncio runs one loop per thread."""
+    out: dict = {}
+
+    def go():
+        try:
+            out["value"] = loop.run_until_complete(awaitable)
+        except BaseException as e:  # re-raised in the test's thread
+            out["error"] = e
+
+    t = threading.Thread(target=go, name="test-runtime-loop")
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
 @pytest.fixture
 def runtime(tmp_path, request):
     """A started Runtime on its own event loop (what `streamlit run` makes), serving a one-line page,
@@ -74,10 +94,10 @@ def runtime(tmp_path, request):
         uploaded_file_manager=MemoryUploadedFileManager("/upload"),
         cache_storage_manager=MemoryCacheStorageManager(), is_hello=False,
         session_storage=MemorySessionStorage(ttl_seconds=getattr(request, "param", 120))))
-    loop.run_until_complete(rt.start())
+    run_on(loop, rt.start())
     yield rt, loop
     rt.stop()
-    loop.run_until_complete(rt.stopped)
+    run_on(loop, rt.stopped)
     loop.close()
     Runtime._instance = None  # noqa: SLF001 (the next test builds its own)
 
@@ -86,7 +106,7 @@ def _on_loop(loop, fn, *args, **kwargs):
     """fn(*args, **kwargs) on the runtime's event loop thread, as the server calls it."""
     async def call():
         return fn(*args, **kwargs)
-    return loop.run_until_complete(call())
+    return run_on(loop, call())
 
 
 def _connect(rt, loop, existing: str | None = None) -> str:
@@ -116,7 +136,7 @@ def _run(rt, loop, sid: str) -> None:
 
 def _settle(loop, seconds: float = 0.05) -> None:
     """Let the event loop run what was scheduled on it (a close is done there)."""
-    loop.run_until_complete(asyncio.sleep(seconds))
+    run_on(loop, asyncio.sleep(seconds))
 
 
 def test_a_closed_visits_uploads_state_and_tokenizers_are_released(runtime):
