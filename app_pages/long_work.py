@@ -43,6 +43,7 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
     `describe(JobState) -> (fraction, text)` words the bar. Returns fn's result or raises its error
     (or jobs.JobError: timeout, busy, memory, crashed). The job is this visitor's (service.visits.visitor_key:
     one slot at a time per visitor); `small` puts a job the page knows is tiny in the small jobs' lane."""
+    wait = timeout  # for a slot: a small job waits as long as any job of the page would (10 visitors at once)
     if small:
         timeout = min(timeout, jobs.SMALL_TIMEOUT)
     bar = st.progress(0.0, text="Starting…")
@@ -62,7 +63,7 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
 
     try:
         result = jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, owner=visitor_key(),
-                          small=small, **kwargs)
+                          small=small, wait=wait, **kwargs)
     except Exception:  # the work failed and the page says why (a Stop is a BaseException: it passes by)
         bar.empty()
         slot.empty()

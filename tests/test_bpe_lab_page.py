@@ -173,6 +173,9 @@ def test_the_classic_example_is_a_small_job_of_this_visitor(monkeypatch):
     at.button(key="lab_classic").click().run()
     assert not at.exception and len(at.session_state["lab_model"].history) == 3
     assert asked[-1]["small"] is True and asked[-1]["timeout"] <= jobs.SMALL_TIMEOUT
+    # it runs at most SMALL_TIMEOUT, but waits for a slot as long as any training (ten visitors pressing
+    # Train at once each got a small job and gave up after 10 s in the queue)
+    assert asked[-1]["wait"] > jobs.SMALL_TIMEOUT
     owner = asked[-1]["owner"]
     assert owner.startswith("session:")  # AppTest sends no cookie: the visitor is its session
     at.text_area(key="lab_text").set_value("the cat sat on the mat " * 200).run()
