@@ -195,6 +195,27 @@ def test_a_small_job_starts_while_two_long_jobs_of_two_owners_run(monkeypatch, l
     assert not any(j.error for j in running)
 
 
+def test_small_jobs_beyond_their_lane_borrow_a_general_slot_and_give_it_back():
+    """Two small jobs of visitors who hold no slot: the second borrows a free general slot, and giving
+    it back leaves the owners' count alone (it raised KeyError and crashed the page when ten visitors
+    pressed Train on the Lab's default text at once)."""
+    slots = jobs._Slots(2, 1)
+    a, b = jobs._Ticket("visitor a"), jobs._Ticket("visitor b")
+    assert slots.try_take(a, "visitor a", small=True) == "small"
+    lent = slots.try_take(b, "visitor b", small=True)
+    assert lent is not None and slots.used_general == 1 and not slots.owners
+    slots.release(lent, "visitor b")
+    slots.release("small", "visitor a")
+    assert slots.used_general == slots.used_small == 0 and not slots.owners
+    # a visitor's long job still holds its one slot while its small job borrows another
+    c = jobs._Ticket("visitor a")
+    assert slots.try_take(c, "visitor a", small=False) == "general" and slots.owners == {"visitor a": 1}
+    assert slots.try_take(jobs._Ticket("visitor a"), "visitor a", small=True) == "small"
+    slots.release("small", "visitor a")
+    slots.release("general", "visitor a")
+    assert not slots.owners and slots.used_general == 0
+
+
 def test_a_small_job_has_a_short_time_limit():
     with pytest.raises(ValueError, match="small job"):
         jobs.run(_self_test, timeout=jobs.SMALL_TIMEOUT + 1, small=True)

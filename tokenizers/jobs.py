@@ -119,15 +119,16 @@ class _Slots:
         return self.used_general < self.general and (owner is None or not self.owners.get(owner))
 
     def try_take(self, ticket, owner, small: bool) -> str | None:
-        """The lane taken ("small" or "general"), or None (call again after `cond` is notified)."""
+        """The lane taken ("small", "general", or "lent": a general slot a small job took), or None (call
+        again after `cond` is notified)."""
         with self.cond:
             if small:
                 if self.used_small < self.small:
                     self.used_small += 1
                     return "small"
-                if self.used_general < self.general:
+                if self.used_general < self.general:  # a free general slot, lent: not counted as the owner's
                     self.used_general += 1
-                    return "general"
+                    return "lent"
                 return None
             if ticket not in self.queue:
                 self.queue.append(ticket)
@@ -158,7 +159,7 @@ class _Slots:
                 self.used_small -= 1
             else:
                 self.used_general -= 1
-                if owner is not None:
+                if lane == "general" and owner is not None:
                     self.owners[owner] -= 1
                     if not self.owners[owner]:
                         del self.owners[owner]
