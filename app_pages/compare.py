@@ -418,17 +418,17 @@ def counts_and_downloads(s: Shown) -> None:
         st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as "
                    "CSV) and take some seconds to build after the click.")
     e1.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
-                       key=f"{K}csv")
+                       key=f"{K}csv", on_click="ignore")
     e2.download_button("Download tokens (JSON)",
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
-                       "tokens.json", "application/json", key=f"{K}json")
+                       "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
     # the spans for slides, as on screen (whitespace marks and colors); built only when clicked
     spans = dict(whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
     e3, e4 = st.columns(2)
     e3.download_button("Download spans (SVG, for slides)", lambda: export.spans_svg(clean, results, **spans),
-                       "token_spans.svg", "image/svg+xml", key=f"{K}svg")
+                       "token_spans.svg", "image/svg+xml", key=f"{K}svg", on_click="ignore")
     e4.download_button("Download spans (HTML page)", lambda: export.spans_html(clean, results, **spans),
-                       "token_spans.html", "text/html", key=f"{K}spans_html")
+                       "token_spans.html", "text/html", key=f"{K}spans_html", on_click="ignore")
     if any(len(t) > export.SPANS_LIMIT for t in results.values()):
         st.caption(f"The spans downloads draw the first {export.SPANS_LIMIT:,} tokens of each tokenizer.")
 

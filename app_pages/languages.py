@@ -95,7 +95,7 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
     st.markdown("**All figures** (click a column header to sort)")
     st.dataframe(out, key=f"{key}_table")
     st.download_button("Download the table (CSV)", frame_csv(out), file_name, "text/csv",
-                       key=f"{key}_csv")
+                       key=f"{key}_csv", on_click="ignore")
 
 
 def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key: str, file_name: str) -> None:
@@ -112,7 +112,8 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
     st.dataframe(total.round(4), key=f"{key}_mtable", column_config={
         c: st.column_config.NumberColumn(short.get(c, c), help=text) for c, _, text, _ in METRIC_NOTES
         if c in total.columns})
-    st.download_button("Download these figures (CSV)", frame_csv(total, digits=4), file_name, "text/csv", key=f"{key}_mcsv")
+    st.download_button("Download these figures (CSV)", frame_csv(total, digits=4), file_name, "text/csv",
+                       key=f"{key}_mcsv", on_click="ignore")
 
     by_lang = with_premium(by_lang, reference)
     choices = [c for c in notes if c in by_lang.columns]
@@ -127,7 +128,7 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
     with st.expander("Every metric by language and tokenizer"):
         st.dataframe(by_lang.rename(index=titles, level="tokenizer").round(4), key=f"{key}_ltable")
         st.download_button("Download (CSV)", frame_csv(by_lang, digits=4), file_name.replace(".csv", "_by_language.csv"),
-                           "text/csv", key=f"{key}_lcsv")
+                           "text/csv", key=f"{key}_lcsv", on_click="ignore")
     with st.expander("What the metrics mean", expanded=True):
         st.markdown("\n".join(f"- **{label}**: {text}" + (f" *Source:* {src}." if src else "")
                                for _, label, text, src in METRIC_NOTES))
@@ -200,7 +201,7 @@ with tabs[0]:
                                         **{f"sentence {k + 1}": s for k, s in enumerate(lang.sentences)}}
                                        for c, lang in LANGUAGES.items()]), hide_index=True, key=f"{K}texts")
             st.download_button("Download it as TSV (the upload format of *Your corpus*)", as_tsv().encode("utf-8"),
-                               "token_lens_parallel.tsv", "text/tab-separated-values", key=f"{K}tsv")
+                               "token_lens_parallel.tsv", "text/tab-separated-values", key=f"{K}tsv", on_click="ignore")
 
 with tabs[1]:
     if tabs[1].open:

@@ -345,6 +345,8 @@ def _run_child(argv: list[str], data: bytes, *, timeout: float, report, memory_m
             err = bytearray()
             last = None
             try:
+                if report is not None:  # once as it starts: a child done within one POLL is still seen
+                    report(JobState(time.monotonic() - start, False, last, proc.pid, 0.0))
                 while True:
                     try:  # wake at the deadline too, so a short time limit is kept to the letter
                         proc.wait(max(0.001, min(POLL, timeout - (time.monotonic() - began))))
