@@ -6,7 +6,7 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import user_tokenizers
+from app_pages.shared import spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers import lab_jobs
 from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
@@ -148,12 +148,13 @@ if not clean:
     st.info("Type some text above to see how each algorithm cuts it.")
 else:
     n_bytes = len(clean.encode("utf-8"))
-    rows = []
+    rows, drawn, each = [], {}, {}
     for name in NAMES:
         tok = models.get(name)
         if tok is None:
             continue
         toks = tokenized(tok, clean, parse_special=False)  # the shared, bounded store (service/cache.py)
+        drawn[name], each[name] = toks, {"title": title(name), "unknown_id": tok.unk_id}
         use = usage(tok, clean, toks)
         st.html(render_header(tok.name, title(name), len(toks), len(clean), n_bytes, unknown=use.unknown))
         if toks:
@@ -167,6 +168,7 @@ else:
                      "characters they replace": use.unknown_chars,
                      "characters per token": round(len(clean) / use.tokens, 2) if use.tokens else None})
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}counts")
+    spans_downloads(f"{K}segment_spans", drawn, each=each, whitespace=show_ws, file_stem="segmentation_spans")
 
 # -- vocabularies, training steps, length against vocab size -------------------------------------------
 trained = [n for n in NAMES if n in models]
@@ -241,6 +243,9 @@ def steps_tab() -> None:
         st.markdown(f"**The start of the training text after {k:,} {plural(k, 'step')}**: {len(toks):,} tokens "
                     f"for {len(sample):,} characters.")
         st.html(render_spans(sample, toks, whitespace=show_ws, unknown_id=small.unk_id))
+        after = f"{title(which)} after {k:,} {plural(k, 'step')}"
+        spans_downloads(f"{K}step_spans", {which: toks}, each={which: {"title": after}}, whitespace=show_ws,
+                        unknown_id=small.unk_id, file_stem="training_step_spans")
         with st.expander(f"All {n:,} steps"):
             st.dataframe(pd.DataFrame(step_rows(tok)), hide_index=True, height=360, column_config=SCORE_COLUMNS,
                          key=f"{K}all_steps")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import user_tokenizers
+from app_pages.shared import spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
@@ -205,8 +205,10 @@ def step_view():
     st.caption(f"{len(toks):,} tokens for the first {len(sample):,} characters of the training text "
                f"with {k:,} merges" + (" (the text is longer; the rest is not drawn)."
                                       if len(trained_text) > STEP_TEXT_CHARS else "."))
-    st.html(render_spans(sample, toks, whitespace=True, names=names, font_size="1.2rem",
-                         highlight={tok.history[k - 1].new_id} if k else frozenset()))
+    highlight = {tok.history[k - 1].new_id} if k else frozenset()
+    st.html(render_spans(sample, toks, whitespace=True, names=names, font_size="1.2rem", highlight=highlight))
+    spans_downloads(f"{K}step_spans", {"lab": toks}, each={"lab": {"title": f"Lab BPE after {k:,} merges"}},
+                    whitespace=True, names=names, highlight=highlight, file_stem=f"lab_bpe_{k}_merges")
     if len(trained_text) <= PAIR_VIEW_CHARS and k < n:
         top = tok.pair_counts_at(trained_text, k)
         st.markdown("**Most frequent pairs now** — the trainer merges the top one next")

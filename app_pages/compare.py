@@ -16,7 +16,7 @@ from app_pages import links
 from app_pages.compare_upload import upload_panel
 from app_pages.links import FONT_SIZES, KEEP, VIEWS
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
-                               resolve, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
+                               resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
@@ -422,15 +422,18 @@ def counts_and_downloads(s: Shown) -> None:
     e2.download_button("Download tokens (JSON)",
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
                        "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
-    # the spans for slides, as on screen (whitespace marks and colors); built only when clicked
-    spans = dict(whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
-    e3, e4 = st.columns(2)
-    e3.download_button("Download spans (SVG, for slides)", lambda: export.spans_svg(clean, results, **spans),
-                       "token_spans.svg", "image/svg+xml", key=f"{K}svg", on_click="ignore")
-    e4.download_button("Download spans (HTML page)", lambda: export.spans_html(clean, results, **spans),
-                       "token_spans.html", "text/html", key=f"{K}spans_html", on_click="ignore")
-    if any(len(t) > export.SPANS_LIMIT for t in results.values()):
-        st.caption(f"The spans downloads draw the first {export.SPANS_LIMIT:,} tokens of each tokenizer.")
+    # the spans for slides, as on screen (whitespace marks, colours, the boundaries that differ)
+    texts = {"a": results, "b": results_b} if s.inputs.ab and results_b else {"": results}
+    key = {(n, w): f"{n}:{w}" if w else n for w in texts for n in results}
+    spans = {key[n, w]: got[n] for n in results for w, got in texts.items()}
+
+    def each() -> dict[str, dict]:  # built only when clicked
+        return {key[n, w]: {**({"title": f"{title_of(n)} · {w.upper()}"} if w else {}),
+                            **({"marks": analysis.differing_starts(got[n], got[s.ref])}
+                               if s.diff_on and n != s.ref else {})}
+                for n in results for w, got in texts.items()}
+
+    spans_downloads(f"{K}spans", spans, each=each, whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
 
 
 def decoder(tokenizers: dict) -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.links import KEEP
-from app_pages.shared import all_tokenizer_names, resolve, title_of
+from app_pages.shared import all_tokenizer_names, resolve, spans_downloads, title_of
 from app_pages.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
 from tokenizers.core.text import clean_text
@@ -162,6 +162,8 @@ def chat_mode(k: str) -> None:
                     "(several tokens), as the vendors' chat code keeps it. Only the template's own markers are "
                     "special tokens.")
         st.html(render_spans(res.text, res.tokens[:5000], whitespace=show_ws))
+        spans_downloads(f"{k}spans_{component_key(name)}", {name: res.tokens}, whitespace=show_ws,
+                        each={name: {"title": f"{title_of(name)} · {fmt.title}"}}, file_stem="chat_spans")
         if res.total > 5000:
             st.caption(f"The spans show the first 5,000 of {res.total:,} tokens; the counts cover them all.")
         per = pd.DataFrame([{"turn": str(n + 1), "role": m.role, "tokens": m.tokens, "words alone": m.content,

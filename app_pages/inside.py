@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, first_usable, load_tokenizer,
-                               render_decoder, resolve, title_of, tokenize_text, TOKENIZE_ERRORS)
+                               render_decoder, resolve, spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY
 from tokenizers import UnknownTokenIdError
 from tokenizers.analysis.characters import char_rows, counts, describe_cluster, graphemes
@@ -114,6 +114,7 @@ else:
     st.info("Type some text, or switch on *Type a token id instead*.")
 if shown:
     st.html(render_spans(clean, shown, rank_of=tok.merge_rank, owner=f"inside:{name}", pinned=k))
+    spans_downloads(f"{K}spans", {name: toks}, pinned=k, file_stem="inside_spans")
 
 links.write("inside", tokenizer=name, text=clean, id=token_id if by_id else None,
             token=k if not by_id else None)

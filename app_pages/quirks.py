@@ -7,7 +7,7 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
-                               title_of, tokenize_text, TOKENIZE_ERRORS)
+                               spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
 from tokenizers import vocab_audit
 from tokenizers.analysis.vocab_search import VocabQuery
@@ -55,8 +55,9 @@ def label_of(tok: Tokenizer, i: int) -> str:
 
 
 def draw_tokens(name: str, tok: Tokenizer, text: str, title: str, parse: bool = False, flip: bool = False,
-                versus: int = 0, whitespace: bool = False) -> None:
-    """One tokenizer's count and spans for one text; `versus`: text A's count, for B's ratio."""
+                versus: int = 0, whitespace: bool = False, into: dict | None = None) -> None:
+    """One tokenizer's count and spans for one text; `versus`: text A's count, for B's ratio; `into`
+    collects what was drawn (heading -> tokens), for the card's spans download."""
     try:
         toks = tokens_of(name, tok, text, parse)
     except TokenizeFailed as e:
@@ -64,6 +65,8 @@ def draw_tokens(name: str, tok: Tokenizer, text: str, title: str, parse: bool = 
         return
     note = f"{len(toks) / versus:.2f}× A ({len(toks) - versus:+,})" if versus else ""
     body = render_small_header(name, title, len(toks), len(text), note)
+    if toks and into is not None:
+        into[title] = toks
     if toks:
         body += render_spans(text, toks[:MAX_SPAN_TOKENS], rank_of=tok.merge_rank, flip_tips=flip,
                              whitespace=whitespace or st.session_state.get(f"{K}ws", False))
@@ -187,7 +190,11 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
                 "could continue it": st.column_config.NumberColumn(
                     help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
                 "most common": st.column_config.TextColumn(width="large")})
-        link_button("Open on Compare", text, names, f"{k}_open_a")
+        with st.container(horizontal=True):
+            link_button("Open on Compare", text, names, f"{k}_open_a")
+            if h is not None:
+                spans_downloads(f"{k}_spans", {name: h.tokens}, file_stem=card.key, whitespace=True,
+                                pinned=len(h.tokens) - 1)
 
 
 def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
@@ -214,19 +221,22 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
         a, b = card_texts(a, b)
+        drawn: dict = {}  # heading -> TokenList, for the card's spans download
         if not a and not (two and b):
             st.info("Type a text above, or load an example.")
         elif special:  # each text as text (left) and parsed (right)
             for label, text in [("A", a), ("B", b)] if two else [("", a)]:
                 if label:
                     st.markdown(f"**Text {label}**")
+                which = f" · {label}" if label else ""
                 for name in names:
                     c_text, c_parsed = st.columns(2)
                     with c_text:
-                        draw_tokens(name, toks[name], text, f"{title_of(name)} · as text", whitespace=ws)
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · as text{which}", whitespace=ws,
+                                    into=drawn)
                     with c_parsed:
-                        draw_tokens(name, toks[name], text, f"{title_of(name)} · parsed", parse=True, flip=True,
-                                    whitespace=ws)
+                        draw_tokens(name, toks[name], text, f"{title_of(name)} · parsed{which}", parse=True,
+                                    flip=True, whitespace=ws, into=drawn)
                         if not toks[name].capabilities.parses_specials:
                             st.caption("SentencePiece never parses special tokens from text.")
         elif two:
@@ -234,15 +244,16 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
                 c_a, c_b = st.columns(2)
                 na = len(tokens_of(name, toks[name], a))
                 with c_a:
-                    draw_tokens(name, toks[name], a, f"{title_of(name)} · A", whitespace=ws)
+                    draw_tokens(name, toks[name], a, f"{title_of(name)} · A", whitespace=ws, into=drawn)
                 with c_b:
-                    draw_tokens(name, toks[name], b, f"{title_of(name)} · B", flip=True, versus=na, whitespace=ws)
+                    draw_tokens(name, toks[name], b, f"{title_of(name)} · B", flip=True, versus=na, whitespace=ws,
+                                    into=drawn)
         else:
             for row in range(0, len(names), 2):
                 cols = st.columns(2)
                 for j, name in enumerate(names[row:row + 2]):
                     with cols[j]:
-                        draw_tokens(name, toks[name], a, title_of(name), flip=j == 1, whitespace=ws)
+                        draw_tokens(name, toks[name], a, title_of(name), flip=j == 1, whitespace=ws, into=drawn)
         extra_table(card, names, toks)
         if special:
             buttons = [(f"Compare {x}{how}", t, f"_open_{x.strip().lower() or 'a'}_{how}", how == "parsed")
@@ -250,9 +261,12 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         else:
             buttons = [("Open A on Compare" if two else "Open on Compare", a, "_open_a", False)]
             buttons += [("Open B on Compare", b, "_open_b", False)] if two else []
-        for col, (label, text, suffix, parsed) in zip(st.columns(4), buttons):
-            with col:
+        with st.container(horizontal=True):  # the card's actions in one row, each as wide as its label
+            for label, text, suffix, parsed in buttons:
                 link_button(label, text, names, k + suffix.replace(" ", "_"), special=parsed)
+            if drawn:
+                spans_downloads(f"{k}_spans", drawn, each={t: {"title": t} for t in drawn}, file_stem=card.key,
+                                whitespace=ws or st.session_state.get(f"{K}ws", False))
 
 
 # -- evidence ------------------------------------------------------------------------------------------

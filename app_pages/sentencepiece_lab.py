@@ -9,7 +9,7 @@ import streamlit as st
 from app_pages.long_work import stop_button, was_stopped
 from app_pages import links
 from app_pages.links import KEEP
-from app_pages.shared import clean_state_text, user_tokenizers
+from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
 from tokenizers.sentencepiece.lattice import build_lattice
 from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError,
@@ -173,7 +173,10 @@ def encode_tab(tok, report, trained) -> None:
         st.info("Type some text.")
     else:
         ids = tok.encode(clean, disallowed_special=())
-        st.html(render_spans(clean, tok.tokenize(clean, disallowed_special=())[:5000]))
+        toks = tok.tokenize(clean, disallowed_special=())
+        st.html(render_spans(clean, toks[:5000]))
+        spans_downloads(f"{K}encode_spans", {"lab": toks}, each={"lab": {"title": "Lab SentencePiece model"}},
+                        file_stem="sentencepiece_lab_spans")
         st.markdown(f"**{len(ids):,} pieces**, as the model spells them (`▁` is a space):")
         st.code(" ".join(tok.piece_of(i) for i in ids[:2000]), language=None, wrap_lines=True)
         st.markdown("**Ids**")
@@ -217,17 +220,19 @@ def byte_fallback_tab(tok, report, trained) -> None:
         if twin is not None:
             models.append((twin, label))
             models.sort(key=lambda m: m[1] != "byte_fallback on")
-        cols = st.columns(2)
+        cols, drawn = st.columns(2), {}
         for col, (model, title) in zip(cols, models):
             with col:
                 ids = model.encode(btext, disallowed_special=())
                 odd = sum(1 for i in ids if model.is_byte_fallback(i) or i == model.unk_id)
                 st.markdown(f"**{title}** — {len(ids):,} pieces, {odd:,} of them "
                             + ("byte pieces" if "on" in title else "<unk\\>"))
-                st.html(render_spans(btext, model.tokenize(btext, disallowed_special=())))
+                drawn[title] = toks = model.tokenize(btext, disallowed_special=())
+                st.html(render_spans(btext, toks))
                 st.code(" ".join(model.piece_of(i) for i in ids), language=None, wrap_lines=True)
                 st.markdown("Decodes back to:")
                 st.code(model.decode(ids), language=None, wrap_lines=True)
+        spans_downloads(f"{K}bf_spans", drawn, each={t: {"title": t} for t in drawn}, file_stem="byte_fallback_spans")
         if twin_note and twin is not None:
             st.caption(md_code(twin_note, 600))
         st.caption("With byte fallback a character that has no piece is spelled as its UTF-8 bytes, so nothing is "

@@ -218,3 +218,25 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
                    "UTF-8 character), so they decode to �: the token holds only part of a character.")
     if len(bad) > 10:
         st.caption(f"… and {len(bad) - 10:,} more such stretches.")
+
+
+def spans_downloads(key: str, results, *, each=None, file_stem: str = "token_spans", **options) -> None:
+    """The one "Download spans" of every spans view: a popover with the view as an SVG picture (for
+    slides) and as a self-contained HTML page, drawn as on screen (span_model's `options`: whitespace,
+    alternating, names, highlight...; `each`: an entry's own, e.g. Compare's diff marks, or a callable
+    giving them). `results` maps each entry's name to its TokenList. Built only when clicked."""
+    from ui import export
+
+    def own():
+        return each() if callable(each) else each
+
+    with st.popover("Download spans", icon=":material/download:"):
+        st.download_button("Download spans (SVG, for slides)",
+                           lambda: export.spans_svg("", results, each=own(), **options), f"{file_stem}.svg",
+                           "image/svg+xml", key=f"{key}_svg", on_click="ignore")
+        st.download_button("Download spans (HTML page)",
+                           lambda: export.spans_html("", results, each=own(), **options), f"{file_stem}.html",
+                           "text/html", key=f"{key}_html", on_click="ignore")
+        st.caption("The same colours, whitespace marks and split characters as on screen"
+                   + (f"; the first {export.SPANS_LIMIT:,} tokens of each." if any(
+                       len(t) > export.SPANS_LIMIT for t in results.values()) else "."))

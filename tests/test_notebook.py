@@ -157,3 +157,50 @@ def test_the_docstring_example_of_show_runs():
     for test in doctest.DocTestFinder().find(tokenizers.show, "show", globs={"show": tokenizers.show}):
         runner.run(test)
     assert runner.summarize(verbose=False) == (0, 1)
+
+
+def test_each_entry_of_a_download_has_its_own_heading_and_marks():
+    """Issue 21: the spans downloads carry Compare's "Mark boundaries that differ" (a red edge on each box
+    that starts where the reference has no boundary), per tokenizer, and a page's own heading per entry."""
+    from ui.analysis import differing_starts
+    from ui.export import spans_html, spans_svg
+    from ui.spans import span_model
+
+    text = "127 + 677 = 804 and hello   world"
+    results = {n: get_tokenizer(n).tokenize(text) for n in ("gpt2", "cl100k_base")}
+    marks = differing_starts(results["gpt2"], results["cl100k_base"])
+    expected = sum("tl-diff" in row[0] for row in span_model(text, results["gpt2"], marks=marks)["segs"])
+    assert marks and expected  # GPT-2 cuts the numbers and the spaces where cl100k does not
+    each = {"gpt2": {"marks": marks, "title": "GPT-2 · A"}}
+
+    root = ET.fromstring(spans_svg(text, results, each=each))
+    heads = ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if t.get("class") == "tl-head"]
+    assert heads[0].startswith("GPT-2 · A ·") and heads[1].startswith(get_tokenizer("cl100k_base").title)
+    groups = list(root.iter(f"{SVG}g"))
+    edges = [sum(r.get("class") == "tl-edge" for r in g.iter(f"{SVG}rect")) for g in groups]
+    n_gpt2 = len(span_model(text, results["gpt2"])["segs"])
+    assert sum(edges[:n_gpt2]) == expected and sum(edges[n_gpt2:]) == 0
+    assert all(r.get("fill") == "#dc2626" for g in groups for r in g.iter(f"{SVG}rect") if r.get("class") == "tl-edge")
+
+    page = spans_html(text, results, each=each)
+    first, second = page.split('class="tl-col"')[1:]
+    diff_boxes = re.compile(r'class="[^"]*\btl-diff\b')
+    assert len(diff_boxes.findall(first)) == expected and not diff_boxes.search(second)
+    assert ">GPT-2 · A<" in first
+
+    # the same options for all, as before: no marks unless asked
+    assert "tl-edge" not in spans_svg(text, results) and not diff_boxes.search(spans_html(text, results))
+
+
+def test_a_pinned_or_highlighted_token_is_outlined_in_the_svg():
+    from ui.export import spans_svg
+
+    text = "Egg. I have an egg."
+    toks = get_tokenizer("gpt2").tokenize(text)
+    for scheme in ("light", "dark"):
+        for option in ({"pinned": 2}, {"highlight": {toks[2].id}}):
+            root = ET.fromstring(spans_svg(text, {"gpt2": toks}, scheme=scheme, **option))
+            ringed = [k for k, g in enumerate(root.iter(f"{SVG}g"))
+                      if any(r.get("stroke-width") == "3" for r in g.iter(f"{SVG}rect"))]
+            want = [2] if "pinned" in option else [k for k, t in enumerate(toks) if t.id == toks[2].id]
+            assert ringed == want and len(want) < len(toks), (scheme, option)

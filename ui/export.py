@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from tokenizers import Token
 from tokenizers.core.html import (ALTERNATING, ALTERNATING_DARK, NOTEBOOK_LIMIT, PALETTE, PALETTE_DARK, Comparison,
-                                  span_model)
+                                  entry_options, span_model)
 from tokenizers.core.tokenizer import TokenList
 
 from .formatting import hexbytes, render_token
@@ -146,11 +146,12 @@ def export_csv(results: dict[str, Sequence[Token]]) -> str:
 SPANS_LIMIT = NOTEBOOK_LIMIT  # tokens drawn per tokenizer in a download (a slide holds far fewer)
 
 
-def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Token Lens", **options) -> str:
-    """One self-contained HTML page (CSS inline, no script, nothing fetched) with each tokenizer's
+def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Token Lens",
+               each: Mapping[str, Mapping] | None = None, **options) -> str:
+    """One self-contained HTML page (CSS inline, no script, nothing fetched) with each entry's
     heading, counts and spans side by side, as tokenizers.show draws them in a notebook. `options`
-    are span_model's (whitespace, alternating, marks...)."""
-    body = Comparison(text, results, limit=SPANS_LIMIT, **options).html()
+    are span_model's (whitespace, alternating, marks...), `each` an entry's own (entry_options)."""
+    body = Comparison(text, results, limit=SPANS_LIMIT, each=each, **options).html()
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>{html.escape(title)}</title>'
             '<style>body{margin:1.5rem;font-family:sans-serif}'
@@ -160,6 +161,8 @@ def spans_html(text: str, results: Mapping[str, TokenList], *, title: str = "Tok
 
 # SVG colors per class of span_model, light and dark (the CSS's, as SVG fills)
 _SVG_TEXT = {"light": "#111827", "dark": "#f3f4f6"}
+_SVG_RING = {"light": "#b45309", "dark": "#fbbf24"}  # .tl-hl's outline
+_DIFF_EDGE = "#dc2626"  # .tl-diff's left border
 _SVG_PART = {"light": {"ws": "#6b7280", "nl": "#6b7280", "sp": "#7c3aed", "wm": "#0f766e", "ids": "#374151"},
              "dark": {"ws": "#9ca3af", "nl": "#9ca3af", "sp": "#c4b5fd", "wm": "#5eead4", "ids": "#d1d5db"}}
 
@@ -208,7 +211,7 @@ def _box_style(classes: list[str], scheme: str) -> tuple[str, str, str]:
 
 
 def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 16, width: int = 960,
-              scheme: str = "light", **options) -> str:
+              scheme: str = "light", each: Mapping[str, Mapping] | None = None, **options) -> str:
     """Each tokenizer's heading and spans as one SVG picture for a slide: a rect behind each box, the
     text in <text> elements (XML-escaped), the colors, whitespace marks and split-character segments
     of span_model. Lines are laid out on a monospace grid (a character 0.6 em wide, East Asian wide
@@ -232,19 +235,21 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
 
     for name, toks in results.items():
         tok = toks.tokenizer
+        head, opts = entry_options(name, options, each)
         n = len(toks)
         shown = toks[:SPANS_LIMIT]
         y += lh
         count = f"{n:,} token{'' if n == 1 else 's'}" + (f" (the first {len(shown):,} drawn)" if n > len(shown) else "")
         out.append(f'<text class="tl-head" x="0" y="{y - lh * 0.3:.1f}" font-family="sans-serif" font-weight="700" '
-                   f'fill="{_SVG_TEXT[scheme]}">{_xml_text(tok.title or name)}'
+                   f'fill="{_SVG_TEXT[scheme]}">{_xml_text(head or tok.title or name)}'
                    f'<tspan font-weight="400"> · {count}</tspan></text>')
         y += lh * 0.2
         x = 0.0
-        model = span_model(toks.text, shown, **options)
+        model = span_model(toks.text, shown, **opts)
         for cls, tip, ids, pos, parts, breaks in model["segs"]:
             classes = cls.split()
             bg, fg, dash = _box_style(classes, scheme)
+            ring = _SVG_RING[scheme] if "tl-hl" in classes else _SVG_TEXT[scheme] if "tl-pin" in classes else ""
             lines: list[list[tuple[str, str]]] = [[]]
             for c, t in parts:
                 for k, chunk in enumerate(t.split("\n")):
@@ -262,8 +267,13 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
                     x, y = 0.0, y + lh  # wrap between boxes, never inside one
                 box_w = max(w + 2 * pad, 3)
                 stroke = f' stroke="{fg if bg != "none" else _SVG_TEXT[scheme]}" stroke-dasharray="{dash}"' if dash else ""
+                if ring:  # highlighted or pinned: a solid outline, as on screen
+                    stroke = f' stroke="{ring}" stroke-width="3"'
                 group.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{box_w:.1f}" height="{lh - 4}" rx="3" '
                              f'fill="{bg}"{stroke}/>')
+                if k == 0 and "tl-diff" in classes:  # a boundary the reference does not have: a red edge
+                    group.append(f'<rect class="tl-edge" x="{x:.1f}" y="{y:.1f}" width="3" height="{lh - 4}" '
+                                 f'fill="{_DIFF_EDGE}"/>')
                 if line:
                     group.append(text_el(x + pad, y + lh * 0.62, w, fg, line))
                 x += box_w + (4 if "tl-same" in classes else 1)

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,34 @@ def upload_training_text(page, *paths, choose: bool = True) -> None:
     settle(page)
     with rerun(page):
         box.locator("input[type=file]").set_input_files([str(p) for p in paths])
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def download_spans(page, nth: int = 0, kind: str = "SVG, for slides", *, within=None) -> str:
+    """Open the nth visible "Download spans" popover of the page (or of the part `within`; not those of
+    a tab in the background) and download its `kind`; the file's text."""
+    popover = (within or page).locator("[data-testid='stPopover']:visible").filter(has_text="Download spans").nth(nth)
+    popover.scroll_into_view_if_needed()
+    button = page.get_by_role("button", name=f"Download spans ({kind})")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):  # a click while the page redraws the popover opens nothing
+        popover.get_by_role("button").first.click()
+        try:
+            button.wait_for(state="visible", timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            settle(page)
+    with page.expect_download() as info:
+        button.click()
+    page.keyboard.press("Escape")  # close the popover
+    return open(info.value.path(), encoding="utf-8").read()
+
+
+def heads_of(svg: str) -> list[str]:
+    """The heading of each entry, without its count."""
+    root = ET.fromstring(svg)
+    return [re.sub(r" · [\d,]+ tokens?( \(.*\))?$", "", "".join(t.itertext()))
+            for t in root.iter(f"{SVG}text") if t.get("class") == "tl-head"]

@@ -2,8 +2,10 @@
 with their markers and unknown tokens, step through WordPiece, the curve, and a model on Compare."""
 
 import re
+import xml.etree.ElementTree as ET
 
-from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
+from tests.e2e.conftest import (SVG, download_spans, heads_of, screenshot, settle, upload_training_text, wait_drawn,
+                                wait_for_app, wait_plotted)
 
 
 def test_train_all_five_and_look(page, app_url):
@@ -22,6 +24,10 @@ def test_train_all_five_and_look(page, app_url):
     assert "</w>" in markers and "##" in markers  # markers drawn as such
     assert page.locator(".tl-spans .tl-unk").count() >= 4  # 안녕하세요 and 👋 are unknown to four of them
     screenshot(page, "algorithms-segmentation")
+    svg = download_spans(page)  # issue 21: the segmentations for slides, as drawn
+    assert heads_of(svg) == ["Character-level", "Classic BPE (</w>)", "WordPiece (##)", "Unigram (SentencePiece)",
+                             "Byte-level BPE"]
+    assert sum("tl-unk" in (g.get("class") or "") for g in ET.fromstring(svg).iter(f"{SVG}g")) >= 4
 
     unk = page.locator(".tl-spans .tl-unk").first
     unk.hover()
@@ -38,6 +44,8 @@ def test_train_all_five_and_look(page, app_url):
     settle(page)
     wait_drawn(page)
     screenshot(page, "algorithms-wordpiece-steps")
+    (head,) = heads_of(download_spans(page, within=page.locator("[role=tabpanel]:visible")))
+    assert re.fullmatch(r"WordPiece \(##\) after [\d,]+ steps?", head), head
 
     page.get_by_role("tab", name="Length vs vocab size").click()
     wait_plotted(page)

@@ -1,7 +1,10 @@
 """The BPE Lab in a real browser: train on pasted text, see the merge table and curves, reject a
 binary upload, load a saved model."""
 
-from tests.e2e.conftest import screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
+import re
+
+from tests.e2e.conftest import (download_spans, heads_of, screenshot, settle, upload_training_text, wait_drawn,
+                                wait_for_app, wait_plotted)
 from tokenizers import BPETokenizer
 
 TEXT = ("low lower lowest newer newest wider widest " * 30).strip()
@@ -37,6 +40,8 @@ def test_train_on_pasted_text(page, app_url, tmp_path):
     settle(page)
     assert page.locator(".tl-tok").count() > 0
     screenshot(page, "lab-step")
+    (head,) = heads_of(download_spans(page))  # issue 21: the step view for slides
+    assert re.fullmatch(r"Lab BPE after [\d,]+ merges", head), head
 
     # a binary file is refused with a reason, and the page goes on working
     binary = tmp_path / "broken.model"

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.e2e.conftest import new_context, screenshot, settle, wait_for_app
+from tests.e2e.conftest import download_spans, new_context, screenshot, settle, wait_for_app
 from tests.payloads import ALL, PAYLOADS
 from tokenizers import get_tokenizer, show
 from tokenizers.core.text import WHITESPACE_MARKS
@@ -187,18 +187,12 @@ def test_compare_offers_the_spans_for_slides(page, app_url):
     page.goto(f"{app_url}/?{query}")
     wait_for_app(page)
     settle(page)
-    button = page.get_by_role("button", name="Download spans (SVG, for slides)")
-    button.scroll_into_view_if_needed()
-    with page.expect_download() as info:
-        button.click()
-    svg = open(info.value.path(), encoding="utf-8").read()
+    svg = download_spans(page)
     root = ET.fromstring(svg)
     heads = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "tl-head"]
     assert len(heads) == 2 and "<script" not in svg and "&lt;" in svg and "window" in svg
     assert re.search(r'<tspan class="tl-ws"[^>]*>·</tspan>', svg)  # whitespace marks as on screen (ws=1)
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download spans (HTML page)").click()
-    html = open(info.value.path(), encoding="utf-8").read()
+    html = download_spans(page, kind="HTML page")
     assert html.startswith("<!DOCTYPE html>") and "&lt;" in html and not re.search(r"https?:", html)
     screenshot(page, "compare-spans-downloads")
     assert not page.errors
@@ -211,7 +205,7 @@ def test_compare_downloads_in_the_dark_theme(browser, app_url):
         pg.goto(f"{app_url}/?" + urllib.parse.urlencode({"text": "Egg. I have an egg.", "tokenizers": "gpt2"}))
         wait_for_app(pg)
         settle(pg)
-        pg.get_by_role("button", name="Download spans (HTML page)").wait_for(timeout=60_000)
+        assert download_spans(pg, kind="HTML page").startswith("<!DOCTYPE html>")
         screenshot(pg, "compare-spans-downloads-dark")
     finally:
         ctx.close()

@@ -1,7 +1,8 @@
 """The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
 then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
 
-from tests.e2e.conftest import choose, screenshot, settle, upload_training_text, wait_drawn, wait_for_app, wait_plotted
+from tests.e2e.conftest import (choose, download_spans, heads_of, screenshot, settle, upload_training_text, wait_drawn,
+                                wait_for_app, wait_plotted)
 
 
 def open_tab(page, name: str):
@@ -30,6 +31,13 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     settle(page)
     assert page.get_by_text("<0xEC>", exact=False).count() > 0  # 안 spelled as bytes on the left
     screenshot(page, "sp-lab-byte-fallback")
+    # issue 21: both encodings for slides, as drawn
+    assert heads_of(download_spans(page, within=page.locator("[role=tabpanel]:visible"))) == [
+        "byte_fallback on", "byte_fallback off"]
+    open_tab(page, "Encode")
+    page.locator("[role=tabpanel]:visible .tl-spans").first.wait_for(timeout=30_000)
+    assert heads_of(download_spans(page, within=page.locator("[role=tabpanel]:visible"))) == [
+        "Lab SentencePiece model"]
 
     open_tab(page, "Merge tree")
     wait_plotted(page)

@@ -401,16 +401,17 @@ def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: i
 NOTEBOOK_LIMIT = 5_000  # tokens drawn per tokenization in a notebook; the counts are always of all of them
 
 
-def tokens_html(tokens, *, limit: int = NOTEBOOK_LIMIT, **options) -> str:
+def tokens_html(tokens, *, limit: int = NOTEBOOK_LIMIT, title: str | None = None, **options) -> str:
     """A TokenList as one self-contained block (its CSS inline, no script, nothing fetched): the
-    tokenizer's heading with the counts, then the colored spans of its first `limit` tokens (said
-    when cut). `options` are span_model's (whitespace, alternating...). What `TokenList._repr_html_`
-    shows in Jupyter, and each column of `tokenizers.show` and of the app's HTML download."""
+    tokenizer's heading (`title`, or the tokenizer's) with the counts, then the colored spans of its
+    first `limit` tokens (said when cut). `options` are span_model's (whitespace, alternating...).
+    What `TokenList._repr_html_` shows in Jupyter, and each column of `tokenizers.show` and of the
+    app's HTML download."""
     tok, text = tokens.tokenizer, tokens.text
     n = len(tokens)
     shown = tokens[:limit]
     out = ['<div class="tl-notebook">',
-           render_header(tok.name, _title(tok), n, len(text), len(text.encode("utf-8", "surrogatepass"))),
+           render_header(tok.name, title or _title(tok), n, len(text), len(text.encode("utf-8", "surrogatepass"))),
            model_html(span_model(text, shown, **options))]
     if n > len(shown):
         out.append(f'<div class="tl-more" style="font-family:sans-serif;opacity:.8">… the first {len(shown):,} of '
@@ -436,15 +437,26 @@ def _title(tok) -> str:
     return title if tok.name in title else f"{title} ({tok.name})"
 
 
-class Comparison:
-    """Several tokenizations of one text side by side: `tokenizers.show(text, tokenizers=[...])`.
-    Jupyter draws `_repr_html_` (a column per tokenizer, each with its counts); a terminal prints
-    `repr`. `results` maps each tokenizer's name to its TokenList."""
+def entry_options(name: str, options: Mapping, each: Mapping[str, Mapping] | None) -> tuple[str | None, dict]:
+    """(heading, span_model options) of one entry of a comparison: `options` for all, overridden by
+    `each[name]` (an entry's own marks, unknown_id... and "title", its heading)."""
+    own = dict((each or {}).get(name, {}))
+    title = own.pop("title", None)
+    return title, {**options, **own}
 
-    def __init__(self, text: str, results: Mapping[str, object], *, limit: int = NOTEBOOK_LIMIT, **options):
+
+class Comparison:
+    """Several tokenizations side by side: `tokenizers.show(text, tokenizers=[...])`. Jupyter draws
+    `_repr_html_` (a column per entry, each with its counts); a terminal prints `repr`. `results`
+    maps each entry's name to its TokenList (each carries its own text); `each`: an entry's own
+    options and heading (entry_options)."""
+
+    def __init__(self, text: str, results: Mapping[str, object], *, limit: int = NOTEBOOK_LIMIT,
+                 each: Mapping[str, Mapping] | None = None, **options):
         self.text = text
         self.results = dict(results)
         self.limit = limit
+        self.each = each
         self.options = options  # span_model's: whitespace, alternating...
 
     def counts(self) -> dict[str, int]:
@@ -456,8 +468,9 @@ class Comparison:
     def html(self) -> str:
         """The columns as one self-contained block of HTML (what Jupyter draws)."""
         columns = "".join(f'<div class="tl-col" style="min-width:0">'
-                          f'{tokens_html(toks, limit=self.limit, **self.options)}</div>'
-                          for toks in self.results.values())
+                          f'{tokens_html(toks, limit=self.limit, title=title, **opts)}</div>'
+                          for name, toks in self.results.items()
+                          for title, opts in [entry_options(name, self.options, self.each)])
         return ('<div class="tl-compare" style="display:grid;gap:1rem 1.5rem;align-items:start;'
                 'grid-template-columns:repeat(auto-fit,minmax(18rem,1fr))">' + columns + "</div>")
 
