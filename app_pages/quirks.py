@@ -289,17 +289,20 @@ def audit_of(name: str, tok: Tokenizer) -> dict:
     return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
 
 
-def _numbers(tok: Tokenizer) -> tuple[list[int], list[str]]:
+def _numbers(tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
+    """(tokens per number 0–9999, how each was cut, the all-digit tokens): the Numbers tab's evidence.
+    The all-digit tokens come from a scan of the vocabulary, not the whole audit (issue 20: Qwen's and
+    DeepSeek's audits made the tab's first view take 20 s)."""
     ids = vocab_audit.number_tokens(tok)
-    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids]
+    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids], vocab_audit.digit_tokens(tok)
 
 
 @st.cache_data(max_entries=16, show_spinner="Tokenizing the numbers 0–9999…")
-def registry_numbers(name: str) -> tuple[list[int], list[str]]:
+def registry_numbers(name: str) -> tuple[list[int], list[str], list[int]]:
     return _numbers(load_tokenizer(name))
 
 
-def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str]]:
+def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
     return registry_numbers(name) if name in REGISTRY else per_visit("numbers", name, tok, lambda: _numbers(tok))
 
 
@@ -335,8 +338,7 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
         "place value is always visible. A model doing arithmetic works on these pieces, not on digits.")
     rows = []
     for name in names:
-        counts, _ = numbers_of(name, toks[name])
-        digits = audit_of(name, toks[name])["all_digit"]
+        counts, _, digits = numbers_of(name, toks[name])
         longest = max((len(toks[name].token_bytes(i)) for i in digits), default=0)
         row = {"tokenizer": title_of(name), "all-digit tokens": len(digits), "longest all-digit token": longest,
                "mean tokens per number": round(sum(counts) / len(counts), 3)}
@@ -350,7 +352,7 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
     for row in range(0, len(names), 2):
         cols = st.columns(2)
         for j, name in enumerate(names[row:row + 2]):
-            counts, splits = numbers_of(name, toks[name])
+            counts, splits, _ = numbers_of(name, toks[name])
             cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name)), key=f"{K}heat_{name}")
 
 

@@ -128,6 +128,27 @@ def test_numbers_tab():
     assert len(at.get("plotly_chart")) == len(available_tokenizers())
 
 
+def test_numbers_tab_needs_no_audit(monkeypatch):
+    """Issue 20 (8): the Numbers tab took 17–29 s on a fresh server, most of it auditing every
+    vocabulary (encoding each token: Qwen's and DeepSeek's take seconds) for one column, the all-digit
+    tokens, which a scan of the vocabulary gives (vocab_audit.digit_tokens)."""
+    import streamlit as st
+
+    from tokenizers.analysis import vocab_audit
+
+    def no_audit(*args, **kwargs):
+        raise AssertionError("the Numbers tab ran the whole vocabulary audit")
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    monkeypatch.setattr(vocab_audit, "audit", no_audit)
+    monkeypatch.setattr(vocab_audit, "audit_tokenizer", no_audit)
+    at = quirks(**{f"{Q}tab": "Numbers"})
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("tokenizer")
+    assert table.loc["GPT-2", "all-digit tokens"] == 994 and table.loc["cl100k_base (GPT-4)", "all-digit tokens"] == 1110
+
+
 def test_audit_tab_lists_and_search():
     at = quirks(**{f"{Q}tab": "Vocabulary audit"})
     summary = at.dataframe[0].value.set_index("tokenizer")
