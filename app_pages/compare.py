@@ -6,6 +6,7 @@ tokenizing, one column per tokenizer (`draw_column`), the counts and downloads, 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pandas as pd
@@ -422,18 +423,28 @@ def counts_and_downloads(s: Shown) -> None:
     e2.download_button("Download tokens (JSON)",
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
                        "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
-    # the spans for slides, as on screen (whitespace marks, colours, the boundaries that differ)
-    texts = {"a": results, "b": results_b} if s.inputs.ab and results_b else {"": results}
-    key = {(n, w): f"{n}:{w}" if w else n for w in texts for n in results}
-    spans = {key[n, w]: got[n] for n in results for w, got in texts.items()}
+    spans_for_slides(s)
 
-    def each() -> dict[str, dict]:  # built only when clicked
-        return {key[n, w]: {**({"title": f"{title_of(n)} · {w.upper()}"} if w else {}),
-                            **({"marks": analysis.differing_starts(got[n], got[s.ref])}
-                               if s.diff_on and n != s.ref else {})}
-                for n in results for w, got in texts.items()}
 
-    spans_downloads(f"{K}spans", spans, each=each, whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
+def spans_for_slides(s: Shown) -> None:
+    """The spans download, as on screen: every tokenizer's A (and B), with the boundaries that differ."""
+    texts = {"a": s.results, "b": s.results_b} if s.inputs.ab and s.results_b else {"": s.results}
+    spans = {entry_key(n, w): got[n] for n in s.results for w, got in texts.items()}
+    spans_downloads(f"{K}spans", spans, each=functools.partial(download_entries, s, texts),
+                    whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
+
+
+def entry_key(name: str, which: str) -> str:
+    return f"{name}:{which}" if which else name
+
+
+def download_entries(s: Shown, texts: dict) -> dict[str, dict]:
+    """Each download entry's heading and diff marks (built when a download is clicked), as on screen:
+    the marks on text A (draw_column)."""
+    return {entry_key(n, w): {**({"title": f"{title_of(n)} · {w.upper()}"} if w else {}),
+                              **({"marks": analysis.differing_starts(got[n], got[s.ref])}
+                                 if s.diff_on and n != s.ref and w != "b" else {})}
+            for n in s.results for w, got in texts.items()}
 
 
 def decoder(tokenizers: dict) -> None:
