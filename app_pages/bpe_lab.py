@@ -77,8 +77,8 @@ specials = [s.strip() for s in specials_raw.split(",") if s.strip()]
 ties_label = st.radio("When two pairs are equally frequent, merge the", list(TIES), horizontal=True, key=f"{K}ties",
                       persist_state=KEEP)
 ties = TIES[ties_label]
-st.caption("Why they differ: minbpe and the lecture take the most frequent pair that comes first in the text, "
-           "Hugging Face tokenizers and rustbpe the one with the smallest ids; same counts, another merge order.")
+st.caption("Why they differ: minbpe and the lecture merge the tied pair met first in the text, Hugging Face "
+           "tokenizers and rustbpe the smallest one.")
 
 if problem:
     st.error(escape_markdown(problem))
