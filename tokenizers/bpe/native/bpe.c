@@ -231,12 +231,10 @@ typedef struct {
     int64_t count;
     int32_t *where; int64_t nwhere, capwhere; /* words that held this pair (some no longer do) */
     int64_t stamp;                            /* last merge that raised this pair's count */
-    int64_t first;                            /* ties "first": position of the first occurrence;
-                                                 FIRST_UNSET before any, FIRST_LOST once it is merged away */
 } pairinfo;
 
-#define FIRST_UNSET (-1)
-#define FIRST_LOST (-2)
+#define FIRST_UNSET (-1) /* pairs.first: no occurrence seen yet */
+#define FIRST_LOST (-2)  /* pairs.first: the first occurrence was merged away; locate() finds the next */
 
 /* tie: what breaks a tie between equal counts, the smaller first. ties "smallest": the pair's key
    (a, then b); ties "first": the position of its first occurrence (see tl_train). */
@@ -284,6 +282,11 @@ typedef struct {
     pairmap map;
     pairinfo *p; int64_t np, capp;
     uint64_t *keys; int64_t capkeys;  /* keys[i]: the pair of p[i] */
+    /* ties "first" only: first[i], the position of p[i]'s first occurrence (or FIRST_*). An array of
+       its own, not a field of pairinfo: a pairinfo of 48 bytes instead of 40 made training without a
+       split (one long word) about 40% slower, whatever the tie rule */
+    int64_t *first; int64_t capfirst;
+    int ties;
 } pairs;
 
 /* index of pair (a, b), created with count 0 when new; -1 when out of memory */
@@ -293,11 +296,12 @@ static int32_t pair_index(pairs *ps, int32_t a, int32_t b) {
     if (i >= 0) return i;
     if (ps->np >= INT32_MAX) return -1;
     if (grow((void **)&ps->p, &ps->capp, ps->np + 1, sizeof *ps->p)
-        || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)) return -1;
+        || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)
+        || (ps->ties && grow((void **)&ps->first, &ps->capfirst, ps->np + 1, sizeof *ps->first))) return -1;
     i = (int32_t)ps->np++;
     memset(&ps->p[i], 0, sizeof ps->p[i]);
     ps->p[i].stamp = -1;
-    ps->p[i].first = FIRST_UNSET;
+    if (ps->ties) ps->first[i] = FIRST_UNSET;
     ps->keys[i] = key;
     return pm_put(&ps->map, key, i) ? -1 : i;
 }
@@ -337,9 +341,8 @@ static int64_t locate(pairs *ps, const words *ws, int32_t i) {
 
 static uint64_t tie_of(pairs *ps, const words *ws, int ties, int32_t i) {
     if (!ties) return ps->keys[i];
-    pairinfo *pi = &ps->p[i];
-    if (pi->first < 0) pi->first = locate(ps, ws, i);
-    return (uint64_t)pi->first;
+    if (ps->first[i] < 0) ps->first[i] = locate(ps, ws, i);
+    return (uint64_t)ps->first[i];
 }
 
 
@@ -357,6 +360,7 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
     int64_t *wstart = NULL, *wlen = NULL, *weight = NULL, *wstamp = NULL, *tlen = NULL;
     int64_t captouched = 0;
     pairs ps; memset(&ps, 0, sizeof ps);
+    ps.ties = ties;
     heap h; memset(&h, 0, sizeof h);
     words ws;
 
@@ -391,7 +395,7 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
             int32_t pi = pair_index(&ps, s[i], s[i + 1]);
             if (pi < 0 || note_word(&ps.p[pi], (int32_t)w)) goto out;
             ps.p[pi].count += weight[w];
-            if (ties && ps.p[pi].first == FIRST_UNSET) ps.p[pi].first = wstart[w] + i; /* bytes, so i bytes in */
+            if (ties && ps.first[pi] == FIRST_UNSET) ps.first[pi] = wstart[w] + i; /* bytes, so i bytes in */
         }
     }
     /* 3. the heap of (count, pair); filled once, then heapified */
@@ -441,23 +445,23 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
                     int64_t qat[2] = {prev, at}; /* and where they start */
                     if (j > 0) { /* left is read from the new sequence: "aaaa" gives (X, X) */
                         int32_t left = s[j - 1];
-                        pairinfo *gone = &ps.p[pm_get(&ps.map, pkey(left, a))];
-                        gone->count -= wt;
-                        if (ties && gone->first == prev) gone->first = FIRST_LOST;
+                        int32_t gone = pm_get(&ps.map, pkey(left, a));
+                        ps.p[gone].count -= wt;
+                        if (ties && ps.first[gone] == prev) ps.first[gone] = FIRST_LOST;
                         if ((q[0] = pair_index(&ps, left, x)) < 0) { done = -1; goto out; }
                     }
                     if (i + 2 < n) {
                         int32_t right = s[i + 2];
-                        pairinfo *gone = &ps.p[pm_get(&ps.map, pkey(b, right))];
-                        gone->count -= wt;
-                        if (ties && gone->first == at + la) gone->first = FIRST_LOST;
+                        int32_t gone = pm_get(&ps.map, pkey(b, right));
+                        ps.p[gone].count -= wt;
+                        if (ties && ps.first[gone] == at + la) ps.first[gone] = FIRST_LOST;
                         if ((q[1] = pair_index(&ps, x, right)) < 0) { done = -1; goto out; }
                     }
                     for (int t = 0; t < 2; t++) {
                         if (q[t] < 0) continue;
                         pairinfo *pi = &ps.p[q[t]];
                         pi->count += wt;
-                        if (ties && pi->first == FIRST_UNSET) pi->first = qat[t];
+                        if (ties && ps.first[q[t]] == FIRST_UNSET) ps.first[q[t]] = qat[t];
                         if (note_word(pi, w)) { done = -1; goto out; }
                         if (pi->stamp != done) {
                             pi->stamp = done;
@@ -492,7 +496,7 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
     }
 out:
     for (int64_t i = 0; i < ps.np; i++) free(ps.p[i].where);
-    free(ps.p); free(ps.keys); pm_free(&ps.map); free(h.e); free(touched);
+    free(ps.p); free(ps.keys); free(ps.first); pm_free(&ps.map); free(h.e); free(touched);
     free(sym); free(wstart); free(wlen); free(weight); free(wstamp); free(tlen);
     return done;
 }
