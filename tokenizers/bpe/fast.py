@@ -8,7 +8,7 @@
    and for ties="first" the position of the pair's first occurrence (below).
 
 Heap invariant: every pair with a positive count has an entry whose count is at least its current
-count. A count that rises is pushed at once; one that falls is left alone, and when its stale
+count (and, for ties="first", whose position is at most its current one). A count that rises is pushed at once; one that falls is left alone, and when its stale
 entry is popped it goes back in with the current count. So the first entry popped whose count is
 current is the true best pair, ties included.
 
@@ -139,7 +139,8 @@ def train_fast(chunk_counts: Iterable[tuple[bytes, int]], num_merges: int,
                         chunks = where.get(p)
                         if chunks is None:
                             where[p] = [ci]
-                            firsts[p] = at - length[left] if first else None
+                            if first:
+                                firsts[p] = at - length[left]
                         elif chunks[-1] != ci:
                             chunks.append(ci)
                     if i + 2 < n:
@@ -154,7 +155,8 @@ def train_fast(chunk_counts: Iterable[tuple[bytes, int]], num_merges: int,
                         chunks = where.get(p)
                         if chunks is None:
                             where[p] = [ci]
-                            firsts[p] = at if first else None
+                            if first:
+                                firsts[p] = at
                         elif chunks[-1] != ci:
                             chunks.append(ci)
                     new.append(x)
@@ -169,7 +171,7 @@ def train_fast(chunk_counts: Iterable[tuple[bytes, int]], num_merges: int,
                 saved += w * (n - len(new))
                 seqs[ci] = new
         del counts[pair]  # every occurrence is gone
-        firsts.pop(pair, None)
+        firsts.pop(pair, None)  # ties="first" only; empty otherwise
         merges.append((pair, -neg, saved))
         for p in rises:
             c = counts[p]
