@@ -25,14 +25,12 @@ from ui import analysis, export, paging
 from service import limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
-from ui.figures import plotly_text
+from ui.figures import color_of, plotly_text
 from ui.formatting import escape_markdown, hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
 from ui.trees import render_tree
 
-SAFE_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255",
-               "#661100", "#6699CC", "#888888"] * 4  # a color-blind-safe qualitative set (Tol's)
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = links.TEXT_LIMIT
 K = "compare_"            # widget key prefix
@@ -408,7 +406,7 @@ def counts_and_downloads(s: Shown) -> None:
                                     "tokens vs first"], key=f"{K}metric", persist_state=KEEP)
     # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
     fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
-                           marker_color=SAFE_COLORS[:len(stats)]))
+                           marker_color=[color_of(n) for n in results]))
     fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
                       xaxis_title="tokenizer", yaxis_title=metric)
     st.plotly_chart(fig, key=f"{K}chart")

@@ -143,18 +143,36 @@ def grouped_bars(table, metric_title: str, *, reference_line: float | None = Non
     return fig
 
 
-SERIES_COLORS = list(qualitative.Plotly)  # one color per tokenizer where two figures must agree
+# One color per tokenizer on every page and chart (GPT-2 is the same rose on Compare and on Languages):
+# Paul Tol's color-blind-safe qualitative set, one color per registry name in the picker's order; the
+# darkest two go last, where a dark theme needs them least. A visitor's own tokenizer (trained in a lab,
+# uploaded) gets one of Tol's light colors, chosen by its name, so it too keeps its color between pages.
+TOKENIZER_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#6699CC", "#AA4499", "#44AA99", "#999933",
+                    "#882255", "#888888", "#661100", "#332288"]
+OWN_COLORS = ["#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00"]
 
 
-def metric_panels(frame, panels: dict[str, str], *, columns: int = 4) -> go.Figure:
+def color_of(name: str) -> str:
+    """The one color of the tokenizer called `name` (a registry name, or a visitor's own)."""
+    import zlib
+
+    from tokenizers import REGISTRY
+
+    names = list(REGISTRY)
+    if name in names:
+        return TOKENIZER_COLORS[names.index(name) % len(TOKENIZER_COLORS)]
+    return OWN_COLORS[zlib.crc32(name.encode("utf-8")) % len(OWN_COLORS)]
+
+
+def metric_panels(frame, panels: dict[str, str], *, columns: int = 4, colors: list[str] | None = None) -> go.Figure:
     """One small bar chart per metric: `frame` is tokenizers x metrics (index = the names shown),
-    `panels` maps a column to its panel title. One color per tokenizer (SERIES_COLORS), the same in
-    every panel, named once in the legend above them."""
+    `panels` maps a column to its panel title. One color per tokenizer (`colors`, one per row of the
+    frame: color_of each; else the theme's), the same in every panel, named once in the legend above them."""
     cols = [c for c in panels if c in frame.columns]
     rows = max(1, -(-len(cols) // columns))
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[plotly_text(panels[c]) for c in cols],
                         horizontal_spacing=0.06, vertical_spacing=0.18)
-    palette = SERIES_COLORS
+    palette = colors or list(qualitative.Plotly)
     for k, name in enumerate(frame.index):
         label = plotly_text(str(name))
         for j, col in enumerate(cols):
