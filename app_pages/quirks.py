@@ -349,11 +349,14 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}numbers_table")
     st.caption("All-digit tokens: tokens whose bytes are only ASCII digits 0–9. The count columns say how many of "
                "the 10,000 numbers take that many tokens.")
+    most = max(max(numbers_of(n, toks[n])[0], default=1) for n in names)
+    st.markdown(f"**One color scale for every map**: the same color is the same number of tokens in each, from "
+                f"1 to {most} (the most any of these tokenizers takes for one number).")
     for row in range(0, len(names), 2):
         cols = st.columns(2)
         for j, name in enumerate(names[row:row + 2]):
             counts, splits, _ = numbers_of(name, toks[name])
-            cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name)), key=f"{K}heat_{name}")
+            cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name), most=most), key=f"{K}heat_{name}")
 
 
 AUDIT_LISTS = {"Unreachable": "unreachable", "Partial UTF-8": "partial_utf8", "All-digit": "all_digit",

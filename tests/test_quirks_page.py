@@ -149,6 +149,20 @@ def test_numbers_tab_needs_no_audit(monkeypatch):
     assert table.loc["GPT-2", "all-digit tokens"] == 994 and table.loc["cl100k_base (GPT-4)", "all-digit tokens"] == 1110
 
 
+def test_numbers_heatmaps_share_one_labelled_color_scale():
+    import json
+
+    at = quirks(**{f"{Q}tab": "Numbers"})
+    maps = [json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")]
+    most = max(max(v for row in m["z"] for v in row if v is not None) for m in maps)
+    assert most == 5  # Mistral: ▁ and four digits
+    for m in maps:  # one scale: 1 token is the same color everywhere, and so is 5
+        assert (m["zmin"], m["zmax"], m["colorscale"]) == (maps[0]["zmin"], maps[0]["zmax"], maps[0]["colorscale"])
+        assert m["colorbar"]["title"]["text"] == "tokens per number"
+        assert m["colorbar"]["tickvals"] == [1, 2, 3, 4, 5]
+    assert (maps[0]["zmin"], maps[0]["zmax"]) == (0.5, 5.5)
+
+
 def test_audit_tab_lists_and_search():
     at = quirks(**{f"{Q}tab": "Vocabulary audit"})
     summary = at.dataframe[0].value.set_index("tokenizer")

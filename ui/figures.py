@@ -108,22 +108,35 @@ def length_histogram(lengths: Iterable[int]) -> go.Figure:
     return fig
 
 
-def number_heatmap(counts: list[int], splits: list[str], title: str = "") -> go.Figure:
+def number_heatmap(counts: list[int], splits: list[str], title: str = "", *, most: int | None = None) -> go.Figure:
     """How many tokens each number 0-9999 takes: a 100 x 100 grid, row = the first two digits
-    (n // 100), column = the last two (n % 100); hover shows the number and how it was cut."""
+    (n // 100), column = the last two (n % 100); hover shows the number and how it was cut. One color
+    per count, from 1 to `most` tokens: give every heatmap shown together the same `most` (the largest
+    count of any of them), so a color means the same count in each; the color bar names every count."""
     n = len(counts)
     rows = (n + 99) // 100
     z = [[counts[r * 100 + c] if r * 100 + c < n else None for c in range(100)] for r in range(rows)]
     hover = [[f"{r * 100 + c}: {plotly_text(splits[r * 100 + c])}<br>{counts[r * 100 + c]} token(s)" if r * 100 + c < n else ""
               for c in range(100)] for r in range(rows)]
-    top = max(counts) if counts else 1
+    top = max(2, most or 0, max(counts, default=1))
     fig = go.Figure(go.Heatmap(z=z, x=list(range(100)), y=[r * 100 for r in range(rows)], text=hover,
-                               hoverinfo="text", zmin=1, zmax=max(top, 2), colorscale="Viridis",
-                               colorbar=dict(title="tokens", dtick=1)))
+                               hoverinfo="text", zmin=0.5, zmax=top + 0.5, colorscale=count_colorscale(top),
+                               colorbar=dict(title=dict(text="tokens per number"), tickvals=list(range(1, top + 1)))))
     fig.update_layout(title=plotly_text(title), height=420, margin=dict(l=10, r=10, t=40, b=10))
     fig.update_xaxes(title_text="last two digits (n mod 100)")
     fig.update_yaxes(title_text="number, rounded down to the hundred", autorange="reversed")
     return fig
+
+
+def count_colorscale(top: int) -> list:
+    """A stepped Viridis scale for whole counts 1..top over zmin=0.5, zmax=top+0.5: one flat color per count."""
+    from plotly.colors import sample_colorscale
+
+    colors = sample_colorscale("Viridis", [k / max(1, top - 1) for k in range(top)])
+    scale = []
+    for k, c in enumerate(colors):
+        scale += [[k / top, c], [(k + 1) / top, c]]
+    return scale
 
 
 def grouped_bars(table, metric_title: str, *, reference_line: float | None = None,
