@@ -93,16 +93,13 @@ def load_preset(card: Card) -> None:
 
 
 def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
-    if card.extra == "variants":
-        rows = []
-        for n in names:
-            row = {"tokenizer": title_of(n)}
-            for v in card.variants:
-                ids = tokens_of(n, toks[n], v).ids
-                row[v] = " ".join(label_of(toks[n], i) for i in ids) + "  —  " + " ".join(map(str, ids))
-            rows.append(row)
-        st.markdown("**The four spellings, token by token** (pieces, then their ids)")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_variants")
+    if card.extra == "variants":  # a row per tokenizer and spelling: a column per spelling ran off the card
+        rows = [{"tokenizer": title_of(n), "text": v, "tokens": len(ids),
+                 "pieces": " ".join(label_of(toks[n], i) for i in ids), "ids": " ".join(map(str, ids))}
+                for n in names for v in card.variants for ids in [tokens_of(n, toks[n], v).ids]]
+        st.markdown("**The four spellings, token by token**")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_variants",
+                     height=35 * len(rows) + 38 if len(rows) <= 20 else "auto")
     elif card.extra == "formats":
         rows = [{"format": f, "characters": len(t), **{title_of(n): len(tokens_of(n, toks[n], t)) for n in names}}
                 for f, t in FORMATS.items()]

@@ -65,6 +65,18 @@ def test_special_card_parses_on_the_right_only():
                for h in at.get("html"))
 
 
+def test_egg_table_is_a_row_per_spelling_with_every_column_in_view():
+    """A column per spelling ran off the card's right edge (its last columns hidden): one row per
+    tokenizer and spelling, five short columns."""
+    at = quirks()
+    [table] = [d.value for d in at.dataframe if "pieces" in d.value.columns]
+    assert list(table.columns) == ["tokenizer", "text", "tokens", "pieces", "ids"]
+    assert len(table) == 4 * len(default_tokenizers())
+    row = table[(table["tokenizer"] == "cl100k_base (GPT-4)") & (table["text"] == "I have an Egg.")].iloc[0]
+    ids = get_tokenizer("cl100k_base").encode("I have an Egg.")
+    assert (row["tokens"], row["ids"], row["pieces"]) == (len(ids), " ".join(map(str, ids)), "I ·have ·an ·Egg .")
+
+
 def test_presets_toggle_and_edits():
     at = quirks()
     at.selectbox(key=f"{Q}unicode_preset").set_value("Precomposed (NFC) vs combining accents (NFD)")
