@@ -300,8 +300,10 @@ def pinned_panel(s: Shown, name: str, toks, pos: int, txt: str) -> None:
 def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_slice: tuple[int, int]) -> None:
     """One tokenizer's header and its tokens in the chosen view, for this page of the text."""
     inp, tok = s.inputs, s.tokenizers[name]
+    # what a model trained by this app is (Custom BPE: which text, how many tokens); vendors' titles say it
+    note = REGISTRY[name].about if name in REGISTRY and tok.capabilities.training_history else ""
     st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
-                          len(toks), len(txt), len(txt.encode("utf-8"))))
+                          len(toks), len(txt), len(txt.encode("utf-8")), note=note))
     lo, hi = paging.char_window(toks, *page_slice)
     shown = token_window(toks, lo, hi)
     if not shown:
@@ -384,12 +386,23 @@ def columns(s: Shown) -> None:
 
 
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
+def counts_reference(results: dict) -> str:
+    """The tokenizer the counts' ratios are relative to: the visitor's pick (in the link as vs=),
+    cl100k_base by default, the first one shown when the pick is not shown."""
+    options = list(results)
+    if st.session_state.get(f"{K}vs") not in options:
+        st.session_state[f"{K}vs"] = links.COUNTS_REFERENCE if links.COUNTS_REFERENCE in options else options[0]
+    return st.selectbox("Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
+                        help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
+
+
 def counts_and_downloads(s: Shown) -> None:
     """The counts table (A and B side by side in two-text mode), a chart of one metric, and the tokens
     as CSV or JSON, the spans as SVG or HTML for slides."""
     clean, results, results_b = s.clean, s.results, s.results_b
     st.subheader("Counts")
-    stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results})
+    reference = counts_reference(results) if not (s.inputs.ab and results_b) else None
+    stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results}, reference)
     if s.inputs.ab and results_b:
         rows_b = {r["tokenizer"]: r for r in analysis.stats_rows(s.clean_b, results_b,
                                                                   {n: title_of(n) for n in results_b})}
@@ -403,7 +416,7 @@ def counts_and_downloads(s: Shown) -> None:
         st.html(render_counts(stats_rows))
     stats = pd.DataFrame(stats_rows)
     metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
-                                    "tokens vs first"], key=f"{K}metric", persist_state=KEEP)
+                                    "tokens vs reference"], key=f"{K}metric", persist_state=KEEP)
     # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
     fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
                            marker_color=[color_of(n) for n in results]))

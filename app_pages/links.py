@@ -222,6 +222,7 @@ VIEWS = ["Spans", "Text with boundaries", "IDs", "Table"]
 VIEW_ALIASES = {"Boundaries": "Text with boundaries"}
 FONT_SIZES = {"S": "0.85rem", "M": "0.95rem", "L": "1.25rem", "XL": "1.6rem"}
 MODES = ("Paste", "Chat")
+COUNTS_REFERENCE = "cl100k_base"  # the counts' ratios are to it unless the visitor picks another
 
 
 def _compare() -> Link:
@@ -241,6 +242,7 @@ def _compare() -> Link:
         Setting("present", f"{k}present", Flag(), False, write="changed"),
         Setting("font", f"{k}font", Choice(tuple(FONT_SIZES)), "M", write="changed"),
         Setting("ab", f"{k}ab", Flag(), False, write="changed"),
+        Setting("vs", f"{k}vs", Names(single=True), COUNTS_REFERENCE, write="changed"),  # the counts' ratios
         Setting("text", f"{k}text", Text()),
         Setting("text_b", f"{k}text_b", Text(), write=lambda s: s.get(f"{k}ab", False)),
         Setting("mode", f"{k}mode", mode, MODES[0], write="changed"),

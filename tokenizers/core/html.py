@@ -385,16 +385,20 @@ def visible(s: str, whitespace: bool) -> str:
     """Escaped text; with `whitespace`, space as ·, tab as →, newline as ↵ then a real line break."""
     return _parts_html(_visible_parts(s, whitespace))
 
-def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int, *, unknown: int = 0) -> str:
+def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int, *, unknown: int = 0,
+                  note: str = "") -> str:
     """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count, .tl-unknown)
-    for tests. `unknown`: how many unknown tokens, shown in red when there are any. Its colors
-    inherit the page's, so it reads on light and dark themes."""
+    for tests. `unknown`: how many unknown tokens, shown in red when there are any; `note`: a line under
+    the heading on what the tokenizer is (plain text). Its colors inherit the page's, so it reads on
+    light and dark themes."""
     unk = (f' · <b class="tl-unknown" style="color:#dc2626">{unknown:,} unknown</b>' if unknown else "")
+    about = f'<div class="tl-head-note" style="font-size:.8rem;opacity:.75">{html.escape(note)}</div>' if note else ""
     return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
             f'style="font-family:sans-serif;margin:.2rem 0 .4rem">'
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
             f'<span style="opacity:.8">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
-            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span></div>')
+            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span>'
+            f'{about}</div>')
 
 
 # -- notebooks: a TokenList's _repr_html_ and tokenizers.show -----------------------------------------------
