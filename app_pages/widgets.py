@@ -131,7 +131,8 @@ def utf16_offsets(text: str, char_offsets) -> list[int]:
 
 
 def boundaries_view(key: str, text: str, tokens, *, font_size: str | None = None) -> None:
-    """The text shaped as a browser shapes it, with a thin mark at each token boundary."""
+    """The text shaped as a browser shapes it, with a tick above and below the line at each token
+    boundary (never over a letter)."""
     segs = segments(text, tokens)
     if not segs:
         return
