@@ -381,8 +381,9 @@ def columns(s: Shown) -> None:
                     draw_column(s, name, toks, clean, k, "a", window)
     if s.inputs.view == "Text with boundaries":
         st.caption("The text as your browser shapes it (Arabic and Hebrew right to left and joined, Devanagari "
-                   "conjuncts and emoji sequences whole), with a thin mark at each token boundary; a dotted "
-                   "underline marks a character that tokens split inside.")
+                   "conjuncts and emoji sequences whole), with a tick above and below the line at each token "
+                   "boundary, so no mark covers a letter; a dotted underline marks a character that tokens split "
+                   "inside.")
 
 
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
@@ -392,8 +393,9 @@ def counts_reference(results: dict) -> str:
     options = list(results)
     if st.session_state.get(f"{K}vs") not in options:
         st.session_state[f"{K}vs"] = links.COUNTS_REFERENCE if links.COUNTS_REFERENCE in options else options[0]
-    return st.selectbox("Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
-                        help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
+    return st.columns([1, 2])[0].selectbox(
+        "Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
+        help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
 
 
 def counts_and_downloads(s: Shown) -> None:

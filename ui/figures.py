@@ -1,4 +1,4 @@
-"""Plotly figures: merge trees, the BPE Lab's curves, token-length histograms, count charts.
+"""Plotly figures: the BPE Lab's curves, token-length histograms, count charts.
 No Streamlit calls."""
 
 from __future__ import annotations
@@ -8,58 +8,6 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
-
-from tokenizers import Tokenizer
-
-from .formatting import hexbytes, render_token
-
-
-def _label(tok: Tokenizer, token_id: int) -> str:
-    piece = tok.piece_of(token_id)
-    return plotly_text(piece if piece else render_token(tok.token_bytes(token_id)))
-
-
-def tree_figure(tok: Tokenizer, token_id: int) -> go.Figure:
-    nodes: list[dict] = []
-    edges: list[tuple[int, int]] = []
-    next_leaf = [0]
-
-    def place(tid: int, depth: int) -> int:
-        parents = tok.merge_parents(tid)
-        k = len(nodes)
-        nodes.append({"id": tid, "depth": depth})
-        if parents:
-            a, b = place(parents[0], depth + 1), place(parents[1], depth + 1)
-            nodes[k]["x"] = (nodes[a]["x"] + nodes[b]["x"]) / 2
-            edges.extend([(k, a), (k, b)])
-        else:
-            nodes[k]["x"] = float(next_leaf[0])
-            next_leaf[0] += 1
-        return k
-
-    place(token_id, 0)
-    depth = max(n["depth"] for n in nodes)
-    ex, ey = [], []
-    for a, b in edges:
-        ex += [nodes[a]["x"], nodes[b]["x"], None]
-        ey += [-nodes[a]["depth"], -nodes[b]["depth"], None]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#9ca3af", width=1.5), hoverinfo="skip"))
-    texts, hovers, colors = [], [], []
-    for n in nodes:
-        tid = n["id"]
-        rank = tok.merge_rank(tid)
-        texts.append(f"{_label(tok, tid)}<br><sub>{tid}</sub>")
-        hovers.append(f"id {tid}<br>bytes {hexbytes(tok.token_bytes(tid))}"
-                      + (f"<br>merge rank {rank}" if rank is not None else "<br>base token"))
-        colors.append("#c7d2fe" if tok.merge_parents(tid) else "#fde68a")
-    fig.add_trace(go.Scatter(x=[n["x"] for n in nodes], y=[-n["depth"] for n in nodes], mode="markers+text",
-                             text=texts, textposition="middle center", hovertext=hovers, hoverinfo="text",
-                             marker=dict(size=38, color=colors, line=dict(color="#374151", width=1), symbol="square"),
-                             textfont=dict(family="monospace", size=12, color="#111827")))
-    fig.update_layout(showlegend=False, height=140 + 80 * depth, margin=dict(l=10, r=10, t=10, b=10),
-                      xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white")
-    return fig
 
 
 def _two_axes(x, left, right, *, x_title: str) -> go.Figure:
