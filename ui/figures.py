@@ -108,7 +108,7 @@ def grouped_bars(table, metric_title: str, *, reference_line: float | None = Non
 # Paul Tol's color-blind-safe qualitative set, one color per registry name in the picker's order; the
 # darkest two go last, where a dark theme needs them least. A visitor's own tokenizer (trained in a lab,
 # uploaded) gets one of Tol's light colors, chosen by its name, so it too keeps its color between pages.
-TOKENIZER_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#6699CC", "#AA4499", "#44AA99", "#999933",
+TOKENIZER_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#AA4499", "#6699CC", "#44AA99", "#999933",
                     "#882255", "#888888", "#661100", "#332288"]
 OWN_COLORS = ["#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00"]
 
