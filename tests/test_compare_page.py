@@ -348,7 +348,7 @@ def test_counts_ratios_are_to_cl100k_by_default_and_to_the_reference_picked():
 def test_custom_bpe_header_says_what_it_is():
     at = app(text="hello world")
     [head] = [b for b in html_bodies(at) if 'data-tokenizer="custom_bpe"' in b and "tl-head" in b]
-    assert "Python standard-library docstrings: 2048 tokens" in head
+    assert "own small BPE, trained at first use on Python standard-library docstrings: 2,048 tokens" in head
     [gpt2] = [b for b in html_bodies(at) if 'data-tokenizer="gpt2"' in b and "tl-head" in b]
     assert "tl-head-note" not in gpt2
 
