@@ -186,7 +186,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{k}_table", column_config={
                 "could continue it": st.column_config.NumberColumn(
                     help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
-                "most common": st.column_config.TextColumn(width="large")})
+                "most common": st.column_config.TextColumn(width="medium")})
         with st.container(horizontal=True):
             link_button("Open on Compare", text, names, f"{k}_open_a")
             if h is not None:
