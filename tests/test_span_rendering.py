@@ -108,7 +108,7 @@ def test_clickable_spans_are_a_listbox_with_one_tab_stop():
         assert len(boxes) == len(toks) and all('role="option"' in b for b in boxes)
         stops = [re.search(r'data-pos="(\d+)"', b).group(1) for b in boxes if 'tabindex="0"' in b]
         assert stops == [str(stop)]
-        assert sum('tabindex="-1"' in b for b in boxes) == len(toks) - 1
+        assert sum("tabindex" in b for b in boxes) == 1  # the others are focused from script (token_clicks.js)
         selected = [b for b in boxes if 'aria-selected="true"' in b]
         assert len(selected) == (pinned is not None) and (not selected or 'data-pos="2"' in selected[0])
         for b, t in zip(boxes, toks):

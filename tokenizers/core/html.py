@@ -305,6 +305,8 @@ def spoken(s: str) -> str:
     """`s` as a screen reader should say it: visible text as itself, each run of whitespace or
     invisible characters by name ("space the", "2 newlines", "zero width joiner"), nothing as
     "empty"."""
+    if " " not in s and s.isprintable():  # most tokens: no space, nothing invisible (isprintable is
+        return s or "empty"                  # False for every category _spoken_char names)
     words: list[str] = []
     run: list[str] = []
     k = 0
@@ -368,7 +370,8 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
     tips: list[str] = []
     tip_of: dict[int, int] = {}
     rows = []
-    labels = []
+    labels: list[str] = []
+    label_of: dict[tuple, str] = {}
     pos = start
     for k, seg in enumerate(segs):
         first = seg.tokens[0]
@@ -393,8 +396,13 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
             classes.append("tl-same")
         core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
         named = names.get(first.id) if names and not seg.grouped else None
-        labels.append(token_label(seg, text, name=named,
-                                  unknown=unknown_id is not None and any(t.id == unknown_id for t in group)))
+        # a name depends on the ids, the text and the kind: said once per distinct one
+        key = (tuple(t.id for t in group), text[seg.char_span[0]:seg.char_span[1]], named)
+        said = label_of.get(key)
+        if said is None:
+            said = label_of[key] = token_label(
+                seg, text, name=named, unknown=unknown_id is not None and any(t.id == unknown_id for t in group))
+        labels.append(said)
         if named is not None:
             body = [("", named)]
         else:
@@ -445,8 +453,8 @@ def model_html(model: dict) -> str:
                 f'aria-label="{label}">']
     for k, ((cls, tip, ids, pos, parts, breaks), name) in enumerate(zip(model["segs"], labels)):
         extra = ""
-        if owned:
-            extra = f' tabindex="{0 if k == stop else -1}"' + (' aria-selected="true"' if "tl-pin" in cls.split() else "")
+        if owned:  # one tab stop; token_clicks.js moves it (the others need no tabindex to be focused from script)
+            extra = (' tabindex="0"' if k == stop else "") + (' aria-selected="true"' if "tl-pin" in cls.split() else "")
         out.append(f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}" role="{item}" '
                    f'aria-label="{html.escape(name, quote=True)}"{extra}>{_parts_html(parts)}'
                    f'</span>{html.escape(breaks)}<wbr>')

@@ -28,8 +28,7 @@ export default function ({ data: raw, parentElement }) {
     box.dataset.pos = String(pos);
     box.setAttribute("role", owned ? "option" : "img");
     box.setAttribute("aria-label", labels[k] || "");
-    if (owned) {
-      box.tabIndex = -1;
+    if (owned) {  // one tab stop (below); token_clicks.js moves it
       if (box.classList.contains("tl-pin")) {
         box.setAttribute("aria-selected", "true");
         stop = stop || box;
