@@ -81,18 +81,19 @@ def test_spoken_names_whitespace_and_invisible_characters():
 
 
 def test_each_token_is_named_by_its_text_and_id():
+    from tokenizers.core.html import segment_labels
     from ui.spans import span_model
 
     text = "Hi there\n\n  👋 isn't it<|endoftext|>"
     toks = get_tokenizer("gpt2").tokenize(text, allowed_special="all")
-    assert span_model(text, toks)["labels"] == [
+    assert segment_labels(span_model(text, toks)) == [
         "Hi, id 17250", "space there, id 612", "2 newlines, id 628", "space, id 220",
         "space 👋, 2 tokens, ids 50169 233", "space isn, id 2125", "'t, id 470", "space it, id 340",
         "<|endoftext|>, special token, id 50256"]
     sp = get_tokenizer("mistral_sp")
     model = span_model("a 녕", sp.tokenize("a 녕", disallowed_special=()))
-    assert model["labels"][-1].startswith("녕, byte fallback, 3 tokens, ids ")
-    names = span_model("aa", [get_tokenizer("gpt2").tokenize("aa")[0]], names={7252: "Z"})["labels"]
+    assert segment_labels(model)[-1].startswith("녕, byte fallback, 3 tokens, ids ")
+    names = segment_labels(span_model("aa", [get_tokenizer("gpt2").tokenize("aa")[0]], names={7252: "Z"}))
     assert names == ["Z, id 7252"]  # a name drawn instead of the text is what is said
 
 

@@ -17,7 +17,7 @@ import pytest
 from tests.e2e import axe
 from tests.e2e.conftest import SHOTS, new_context, screenshot, settle, wait_for_app
 from tokenizers import get_tokenizer
-from tokenizers.core.html import span_model
+from tokenizers.core.html import segment_labels, span_model
 
 TIMEOUT = 60_000
 TEXT = "Hi there\n\n  👋 isn't it"
@@ -135,7 +135,7 @@ def test_enter_picks_a_token_on_inside(page, app_url):
 def test_each_token_is_named_by_its_text_and_id(page, app_url):
     open_compare(page, app_url)
     toks = get_tokenizer("gpt2").tokenize(TEXT, disallowed_special=())
-    want = span_model(TEXT, toks)["labels"]
+    want = segment_labels(span_model(TEXT, toks))
     assert want == ["Hi, id 17250", "space there, id 612", "2 newlines, id 628", "space, id 220",
                     "space 👋, 2 tokens, ids 50169 233", "space isn, id 2125", "'t, id 470", "space it, id 340"]
     names = ax_names(page, "option")

@@ -362,7 +362,7 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
     """Token spans as plain data (what render_spans writes as HTML, and what the Compare page's
     spans component builds with DOM calls): {"owner", "flip", "font", "label", "tips": [tooltip…],
     "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…],
-    "labels": [each segment's accessible name…]}. Part classes: "" plain text, "ws" a whitespace mark,
+    "labels": [accessible name…], "label_of": [each segment's name, an index in labels…]}. Part classes: "" plain text, "ws" a whitespace mark,
     "sp" SentencePiece's ▁, "mark" ◌, "nl" a faint ↵, "ids" a group's count. `label` names the whole
     block for a screen reader. Other arguments as render_spans."""
     segs = segments(text, tokens)
@@ -370,8 +370,9 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
     tips: list[str] = []
     tip_of: dict[int, int] = {}
     rows = []
-    labels: list[str] = []
-    label_of: dict[tuple, str] = {}
+    labels: list[str] = []        # each distinct name once (as tips): a 5,000-token view repeats most
+    label_ix: dict[tuple, int] = {}
+    label_of: list[int] = []      # per segment, its name's index in labels
     pos = start
     for k, seg in enumerate(segs):
         first = seg.tokens[0]
@@ -398,11 +399,12 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
         named = names.get(first.id) if names and not seg.grouped else None
         # a name depends on the ids, the text and the kind: said once per distinct one
         key = (tuple(t.id for t in group), text[seg.char_span[0]:seg.char_span[1]], named)
-        said = label_of.get(key)
+        said = label_ix.get(key)
         if said is None:
-            said = label_of[key] = token_label(
-                seg, text, name=named, unknown=unknown_id is not None and any(t.id == unknown_id for t in group))
-        labels.append(said)
+            said = label_ix[key] = len(labels)
+            labels.append(token_label(seg, text, name=named,
+                                      unknown=unknown_id is not None and any(t.id == unknown_id for t in group)))
+        label_of.append(said)
         if named is not None:
             body = [("", named)]
         else:
@@ -425,7 +427,12 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
                      [list(p) for p in body], breaks])
         pos += len(seg.tokens)
     return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "label": label, "tips": tips,
-            "segs": rows, "labels": labels}
+            "segs": rows, "labels": labels, "label_of": label_of}
+
+
+def segment_labels(model: dict) -> list[str]:
+    """Each segment's accessible name, in order, from a span_model."""
+    return [model["labels"][k] for k in model.get("label_of", ())]
 
 
 def _parts_html(parts) -> str:
@@ -447,7 +454,7 @@ def model_html(model: dict) -> str:
     orient = ' aria-orientation="horizontal"' if owned else ""
     label = html.escape(model.get("label") or "Tokens", quote=True)
     tips = [html.escape(t, quote=True) for t in model["tips"]]
-    labels = model.get("labels") or [""] * len(model["segs"])
+    labels = segment_labels(model) or [""] * len(model["segs"])
     stop = focus_stop(model) if owned else -1
     out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style} role="{role}"{orient} '
                 f'aria-label="{label}">']

@@ -18,7 +18,7 @@ export default function ({ data: raw, parentElement }) {
   if (owned) div.setAttribute("aria-orientation", "horizontal");
   div.setAttribute("aria-label", data.label || "Tokens");
   const tips = data.tips;
-  const labels = data.labels || [];
+  const labels = data.labels || [], labelOf = data.label_of || [];
   let stop = null;
   data.segs.forEach(([cls, tip, ids, pos, parts, breaks], k) => {
     const box = document.createElement("span");
@@ -27,7 +27,7 @@ export default function ({ data: raw, parentElement }) {
     box.dataset.ids = ids;
     box.dataset.pos = String(pos);
     box.setAttribute("role", owned ? "option" : "img");
-    box.setAttribute("aria-label", labels[k] || "");
+    box.setAttribute("aria-label", labels[labelOf[k]] || "");
     if (owned) {  // one tab stop (below); token_clicks.js moves it
       if (box.classList.contains("tl-pin")) {
         box.setAttribute("aria-selected", "true");
