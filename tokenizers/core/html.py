@@ -174,7 +174,8 @@ CSS = """
 /* the keyboard's focus: a ring outside the box, apart from hover's and a pin's outline (on the
    box's edge), on the page's background; the tooltip opens as on hover */
 .tl-tok:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px;box-shadow:0 0 0 2px #fff;z-index:4;}
-.tl-tok[data-tip]:hover::after,.tl-tok[data-tip]:focus-visible::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
+.tl-tok[data-tip]:hover::after,.tl-tok[data-tip]:focus-visible::after{
+  content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
   white-space:pre-wrap;overflow-wrap:anywhere;width:max-content;max-width:min(300px,80vw);
   background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;direction:ltr;font-weight:400;
   padding:6px 8px;border-radius:6px;border:1px solid rgba(255,255,255,.3);
@@ -362,9 +363,10 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
     """Token spans as plain data (what render_spans writes as HTML, and what the Compare page's
     spans component builds with DOM calls): {"owner", "flip", "font", "label", "tips": [tooltip…],
     "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…],
-    "labels": [accessible name…], "label_of": [each segment's name, an index in labels…]}. Part classes: "" plain text, "ws" a whitespace mark,
-    "sp" SentencePiece's ▁, "mark" ◌, "nl" a faint ↵, "ids" a group's count. `label` names the whole
-    block for a screen reader. Other arguments as render_spans."""
+    "labels": [accessible name…], "label_of": [each segment's name, an index in labels…]}. Part
+    classes: "" plain text, "ws" a whitespace mark, "sp" SentencePiece's ▁, "mark" ◌, "nl" a faint ↵,
+    "ids" a group's count. `label` names the whole block for a screen reader. Other arguments as
+    render_spans."""
     segs = segments(text, tokens)
     colors = assign_colors([tuple(t.id for t in seg.tokens) for seg in segs]) if not alternating else None
     tips: list[str] = []
@@ -398,7 +400,8 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
         core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
         named = names.get(first.id) if names and not seg.grouped else None
         # a name depends on the ids, the text and the kind: said once per distinct one
-        key = (tuple(t.id for t in group), text[seg.char_span[0]:seg.char_span[1]], named)
+        key = (first.id if len(group) == 1 else tuple(t.id for t in group), text[seg.char_span[0]:seg.char_span[1]],
+               named)
         said = label_ix.get(key)
         if said is None:
             said = label_ix[key] = len(labels)
@@ -454,16 +457,18 @@ def model_html(model: dict) -> str:
     orient = ' aria-orientation="horizontal"' if owned else ""
     label = html.escape(model.get("label") or "Tokens", quote=True)
     tips = [html.escape(t, quote=True) for t in model["tips"]]
-    labels = segment_labels(model) or [""] * len(model["segs"])
+    names = [html.escape(t, quote=True) for t in model.get("labels", ())]  # each distinct name escaped once
+    label_of = model.get("label_of") or [None] * len(model["segs"])
     stop = focus_stop(model) if owned else -1
     out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style} role="{role}"{orient} '
                 f'aria-label="{label}">']
-    for k, ((cls, tip, ids, pos, parts, breaks), name) in enumerate(zip(model["segs"], labels)):
+    for k, ((cls, tip, ids, pos, parts, breaks), said) in enumerate(zip(model["segs"], label_of)):
         extra = ""
         if owned:  # one tab stop; token_clicks.js moves it (the others need no tabindex to be focused from script)
-            extra = (' tabindex="0"' if k == stop else "") + (' aria-selected="true"' if "tl-pin" in cls.split() else "")
+            pinned = "tl-pin" in cls and "tl-pin" in cls.split()
+            extra = (' tabindex="0"' if k == stop else "") + (' aria-selected="true"' if pinned else "")
         out.append(f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}" role="{item}" '
-                   f'aria-label="{html.escape(name, quote=True)}"{extra}>{_parts_html(parts)}'
+                   f'aria-label="{names[said] if said is not None else ""}"{extra}>{_parts_html(parts)}'
                    f'</span>{html.escape(breaks)}<wbr>')
     out.append("</div>")
     return "".join(out)
