@@ -17,7 +17,6 @@ import pytest
 from tests.e2e import axe
 from tests.e2e.conftest import SHOTS, new_context, screenshot, settle, wait_for_app
 from tokenizers import get_tokenizer
-from tokenizers.core.html import segment_labels, span_model
 
 TIMEOUT = 60_000
 TEXT = "Hi there\n\n  👋 isn't it"
@@ -133,6 +132,8 @@ def test_enter_picks_a_token_on_inside(page, app_url):
 # -- what a screen reader hears -------------------------------------------------------------------
 
 def test_each_token_is_named_by_its_text_and_id(page, app_url):
+    from tokenizers.core.html import segment_labels, span_model
+
     open_compare(page, app_url)
     toks = get_tokenizer("gpt2").tokenize(TEXT, disallowed_special=())
     want = segment_labels(span_model(TEXT, toks))
