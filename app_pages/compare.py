@@ -229,8 +229,10 @@ def tokenize_all(tokenizers: dict, txt: str, parse: bool, area) -> dict:
 def pinned_token(results: dict, clean: str, clean_b: str) -> tuple | None:
     """A click on a token (this run's pick, or the one pinned before): (tokenizer, "a"|"b", position,
     hash of its text), or None when the text or the tokenizers changed since."""
-    pick = token_clicks(f"{K}clicks", prefix="compare:")
-    if pick:
+    pick = token_clicks(f"{K}clicks", prefix="compare:", unpin=True)
+    if pick and pick["pos"] is None:  # Escape on a token
+        st.session_state.pop(f"{K}pinned", None)
+    elif pick:
         owner = pick["owner"].split(":")
         which = owner[2] if len(owner) > 2 else "a"
         st.session_state[f"{K}pinned"] = (owner[1], which, pick["pos"], hash(clean if which == "a" else clean_b))
@@ -319,7 +321,8 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
                     span_model(txt, shown, whitespace=inp.show_ws, alternating=inp.alternating, marks=marks,
                                rank_of=tok.merge_rank, flip_tips=k == 1 and not inp.present,
                                owner=f"compare:{name}:{which}", start=lo, pinned=s.pinned[2] if here else None,
-                               font_size=inp.font))
+                               font_size=inp.font,
+                               label=f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"))
         if here and lo <= s.pinned[2] < hi:
             pinned_panel(s, name, toks, s.pinned[2], txt)
     elif inp.view == "Text with boundaries":
