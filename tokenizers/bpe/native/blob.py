@@ -1,0 +1,168 @@
+"""A byte-level BPE model as one compact binary blob, for the WebAssembly build of the C core
+(tokenizers/bpe/native/tl_wasm.js reads it and calls tl_encoder_new with the same arrays that
+BPETokenizer._c_encoder gives the ctypes build, so both hosts encode with the same C and the same data).
+
+Layout, little-endian, every array aligned to 4 bytes:
+    0   magic b"TLVOCAB\\0"
+    8   uint32 format version (FORMAT)
+    12  uint32 length H of the JSON header
+    16  32 bytes: sha256 of everything from byte 48 on (the header and the arrays)
+    48  the JSON header (UTF-8): name, pattern, mode (the C pre-tokenizer's: 0 none, 1 GPT-2, 2 GPT-4),
+        by_ranks, shortcut, npairs, ntok, first_id (ids are first_id + k when "sequential_ids"),
+        len_bytes (1, 2 or 4: the width of each token's length), special_tokens, native (the digest
+        of the C sources and Unicode tables, lib.digest(), that the module carrying the same name was
+        built from)
+    then, each from a multiple of 4: byte_ids int32[256]; pa, pb, pnew int32[npairs] (a model that
+    goes by its merges; none for tiktoken's byte-rank form); token lengths uint{8,16,32}[ntok];
+    token ids int32[ntok] unless sequential; the tokens' bytes, one after the other, in id order.
+
+The pre-tokenizer's Unicode tables are not in the blob: they are compiled into the module (tl_tables.h,
+from the same `regex` install), and "native" names them. A pattern the C pre-tokenizer cannot cut
+(o200k_base's, an uploaded one) raises ValueError: the browser cannot give the library's ids for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from array import array
+from dataclasses import dataclass
+
+# Patterns spelled differently from tokenizers.core.patterns' that cut every text the same way, so the C
+# pre-tokenizer's mode serves them: tiktoken's r50k/gpt2 pattern is GPT2_PATTERN with possessive
+# quantifiers (nothing follows them to give back to) and `\s++$|\s+(?!\S)|\s` for `\s+(?!\S)|\s+`
+# (a run reaching the end is taken whole by both; a run of one before a non-space is one `\s`).
+# tests/test_wasm_blob.py holds regex's cut of each equal to the C mode's.
+SAME_CUT = {
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""": "gpt2",
+}
+
+MAGIC = b"TLVOCAB\0"
+FORMAT = 1
+PREFIX = 48  # magic, version, header length, sha256
+
+
+@dataclass(frozen=True)
+class Blob:
+    data: bytes
+    sha256: str   # of the whole blob: the browser's cache key
+    header: dict
+
+
+def _pad(out: bytearray) -> None:
+    out += b"\0" * (-len(out) % 4)
+
+
+def _i32(values) -> bytes:
+    a = array("i", values)
+    if a.itemsize != 4:  # pragma: no cover - every platform CPython runs on has a 4-byte int
+        raise AssertionError("array('i') is not 32-bit here")
+    return a.tobytes() if struct.pack("=i", 1) == struct.pack("<i", 1) else _swapped(a)
+
+
+def _swapped(a: array) -> bytes:
+    a = array(a.typecode, a)
+    a.byteswap()
+    return a.tobytes()
+
+
+def mode_of(pattern: str | None) -> int | None:
+    """The C pre-tokenizer mode that cuts `pattern`'s way (api.mode_of, and SAME_CUT), or None."""
+    from . import api
+    from .lib import MODES
+
+    mode = api.mode_of(pattern)
+    if mode is None and pattern in SAME_CUT:
+        mode = MODES[SAME_CUT[pattern]]
+    return mode
+
+
+def serialize(tok) -> Blob:
+    """The blob of a byte-level BPETokenizer (a trained one, or a tiktoken vocabulary such as gpt2,
+    cl100k_base): the same byte ids, merges, token table and shortcut flag as its C encoder, plus
+    its pattern's C pre-tokenizer mode and its special tokens."""
+    from tokenizers.bpe.merges import RecoveredMerges
+    from tokenizers.bpe.model import BPETokenizer
+
+    from .lib import digest
+
+    if not isinstance(tok, BPETokenizer):
+        raise ValueError(f"{getattr(tok, 'name', tok)!r} is not a byte-level BPE model (a pipeline or "
+                         "another algorithm): the browser build cannot encode it")
+    mode = mode_of(tok.pattern)
+    if mode is None:
+        raise ValueError(f"{tok.name}: the C pre-tokenizer has no mode for its split pattern, so the "
+                         "browser cannot cut its text as the library does")
+    # what BPETokenizer._c_encoder hands the C core, in the same form
+    by_ranks = isinstance(tok.merges, RecoveredMerges)
+    pairs = [] if by_ranks else list(dict.items(tok.merges))
+    toks = sorted(tok._bytes_to_id.items(), key=lambda kv: kv[1])
+    ids = [i for _, i in toks]
+    first = ids[0] if ids else 0
+    sequential = ids == list(range(first, first + len(ids)))
+    longest = max((len(b) for b, _ in toks), default=0)
+    width = 1 if longest < 1 << 8 else 2 if longest < 1 << 16 else 4
+    header = {
+        "name": tok.name, "pattern": tok.pattern or "", "mode": mode, "by_ranks": int(by_ranks),
+        "shortcut": int(bool(tok.whole_chunk_shortcut)), "npairs": len(pairs), "ntok": len(toks),
+        "first_id": first, "sequential_ids": sequential, "len_bytes": width,
+        "special_tokens": dict(tok.special_tokens), "native": digest(),
+    }
+    body = bytearray(json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    hlen = len(body)
+    _pad(body)
+    body += _i32(tok.byte_ids)
+    for k in range(3):
+        body += _i32(p[0][0] if k == 0 else p[0][1] if k == 1 else p[1] for p in pairs)
+    lengths = array({1: "B", 2: "H", 4: "I"}[width], (len(b) for b, _ in toks))
+    if lengths.itemsize != width:  # pragma: no cover
+        raise AssertionError("unexpected array item size")
+    body += lengths.tobytes() if struct.pack("=H", 1) == struct.pack("<H", 1) else _swapped(lengths)
+    _pad(body)
+    if not sequential:
+        body += _i32(ids)
+    body += b"".join(b for b, _ in toks)
+    digest_body = hashlib.sha256(body).digest()
+    data = MAGIC + struct.pack("<II", FORMAT, hlen) + digest_body + bytes(body)
+    return Blob(data, hashlib.sha256(data).hexdigest(), header)
+
+
+def parse(data: bytes) -> dict:
+    """The blob read back (the reference for tl_wasm.js's reader, and the tests' check that nothing is
+    lost): header, byte_ids, pairs [((a, b), new)], whole {bytes: id}. Raises ValueError on a
+    wrong magic, version or checksum."""
+    if data[:8] != MAGIC:
+        raise ValueError("not a Token Lens vocabulary blob")
+    version, hlen = struct.unpack_from("<II", data, 8)
+    if version != FORMAT:
+        raise ValueError(f"blob format {version}, this library reads {FORMAT}")
+    body = data[PREFIX:]
+    if hashlib.sha256(body).digest() != data[16:48]:
+        raise ValueError("blob checksum does not match: truncated or altered")
+    header = json.loads(body[:hlen].decode("utf-8"))
+    pos = hlen + (-hlen % 4)
+
+    def take(code: str, n: int) -> list[int]:
+        nonlocal pos
+        a = array(code)
+        a.frombytes(body[pos:pos + n * a.itemsize])
+        if struct.pack("=H", 1) != struct.pack("<H", 1):  # pragma: no cover
+            a.byteswap()
+        pos += n * a.itemsize
+        return a.tolist()
+
+    byte_ids = take("i", 256)
+    npairs, ntok = header["npairs"], header["ntok"]
+    pa, pb, pnew = take("i", npairs), take("i", npairs), take("i", npairs)
+    lengths = take({1: "B", 2: "H", 4: "I"}[header["len_bytes"]], ntok)
+    pos += -pos % 4
+    ids = list(range(header["first_id"], header["first_id"] + ntok)) if header["sequential_ids"] else take("i", ntok)
+    whole = {}
+    for n, i in zip(lengths, ids):
+        whole[bytes(body[pos:pos + n])] = i
+        pos += n
+    if pos != len(body):
+        raise ValueError("blob has trailing bytes")
+    return {"header": header, "byte_ids": byte_ids, "pairs": [((a, b), c) for a, b, c in zip(pa, pb, pnew)],
+            "whole": whole}
