@@ -49,9 +49,11 @@ const TokenLensWasm = (() => {
     return {header, byteIds, pa, pb, pnew, lengths, ids, tokBytes};
   }
 
-  // sha256 of the blob's body against the one in its prefix (async: crypto.subtle)
+  // sha256 of the blob's body against the one in its prefix: true or false; null where the page cannot
+  // tell (crypto.subtle exists only in secure contexts: https, localhost)
   async function verifyBlob(bytes) {
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    if (typeof crypto === "undefined" || !crypto.subtle) return null;
     const got = new Uint8Array(await crypto.subtle.digest("SHA-256", u8.subarray(PREFIX)));
     const want = u8.subarray(16, 48);
     return got.every((b, i) => b === want[i]);

@@ -1,0 +1,153 @@
+"""The C core's WebAssembly build and the vocabulary blob it reads (tokenizers/bpe/native/blob.py,
+build.build_wasm, tl_wasm.js): the blob holds exactly the model's encoder state, refuses what it
+cannot carry, says when it is damaged; the build skips quietly without clang; and Node, a second
+JavaScript host, gives the library's ids (the browser test, tests/e2e/test_wasm_browser.py, is the
+one that counts)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tokenizers.bpe.native import blob as vblob
+from tokenizers.bpe.native import build
+from tokenizers.bpe.native.lib import HERE, MODES
+from tokenizers.core.patterns import compile_pattern, split_text
+from wasm_parity import NAMES, expected, first_difference, fuzz_texts, texts, tokenizer, utf16
+from conftest import TRICKY_TEXTS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_blob_holds_the_encoder_state(name):
+    tok = tokenizer(name)
+    b = vblob.serialize(tok)
+    got = vblob.parse(b.data)
+    assert got["whole"] == dict(tok._bytes_to_id)
+    assert got["byte_ids"] == tok.byte_ids
+    h = got["header"]
+    assert (h["name"], h["pattern"], h["shortcut"], h["special_tokens"]) == (
+        tok.name, tok.pattern, int(tok.whole_chunk_shortcut), tok.special_tokens)
+    if h["by_ranks"]:  # tiktoken's vocabularies: the byte-rank rule, no merge list
+        assert got["pairs"] == [] and name in ("gpt2", "cl100k_base")
+    else:
+        assert got["pairs"] == list(dict.items(tok.merges))
+    assert b.data[:8] == vblob.MAGIC and len(b.sha256) == 64
+    assert vblob.serialize(tok).data == b.data  # the same model, the same bytes (a cache key)
+
+
+def test_blob_header_vectors():
+    b = vblob.serialize(tokenizer("custom_bpe"))
+    assert (b.header["mode"], b.header["by_ranks"], b.header["npairs"], b.header["ntok"]) == (MODES["gpt4"], 0, 1792, 2048)
+    g = vblob.serialize(tokenizer("gpt2")).header
+    assert (g["mode"], g["by_ranks"], g["ntok"], g["special_tokens"]) == (MODES["gpt2"], 1, 50256, {"<|endoftext|>": 50256})
+
+
+def test_damaged_blob_is_refused():
+    data = bytearray(vblob.serialize(tokenizer("lab")).data)
+    data[-1] ^= 1
+    with pytest.raises(ValueError, match="checksum"):
+        vblob.parse(bytes(data))
+    with pytest.raises(ValueError, match="not a Token Lens"):
+        vblob.parse(b"garbage" * 10)
+    wrong = bytearray(vblob.serialize(tokenizer("lab")).data)
+    wrong[8] = 99
+    with pytest.raises(ValueError, match="format 99"):
+        vblob.parse(bytes(wrong))
+
+
+def test_what_the_blob_cannot_carry_is_refused():
+    with pytest.raises(ValueError, match="no mode for its split pattern"):
+        vblob.serialize(tokenizer("o200k_base"))
+    from tokenizers.registry import get_tokenizer
+
+    with pytest.raises(ValueError, match="not a byte-level BPE"):
+        vblob.serialize(get_tokenizer("mistral_sp"))
+    with pytest.raises(ValueError, match="not a byte-level BPE"):
+        vblob.serialize(get_tokenizer("qwen"))  # a pipeline: NFC first
+
+
+@pytest.mark.usefixtures("need_native")
+@pytest.mark.parametrize("pattern", sorted(vblob.SAME_CUT))
+def test_same_cut_patterns_cut_as_their_mode(pattern):
+    """tiktoken's spelling of the GPT-2 pattern, run by `regex`, against the C mode the blob gives it."""
+    from tokenizers.bpe.native import api
+
+    compiled = compile_pattern(pattern)
+    for text in [*TRICKY_TEXTS, *fuzz_texts(300, seed=5)]:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        assert api.split(vblob.SAME_CUT[pattern], text) == split_text(text, compiled), repr(text)
+
+
+def test_no_clang_skips_the_wasm_build_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path))
+    monkeypatch.delenv("WASM_CC", raising=False)
+    real = shutil.which
+    monkeypatch.setattr(build.shutil, "which", lambda n: None if n == "clang" else real(n))
+    said = []
+    assert build.build_wasm(log=said.append) is None
+    assert len(said) == 1 and "skipped, no clang" in said[0] and "works as before" in said[0]
+    assert not list(tmp_path.rglob("*.wasm"))
+
+
+def _wasm():
+    if build.wasm_sysroot() is None or shutil.which("clang") is None:
+        pytest.skip("no clang wasm32 toolchain (Debian: clang lld wasi-libc libclang-rt-14-dev-wasm32)")
+    out = build.build_wasm(log=lambda s: None)
+    assert out is not None, "the toolchain is here but the wasm build failed"
+    return out
+
+
+def test_wasm_module_exports_the_c_api():
+    data = _wasm().read_bytes()
+    assert data[:4] == b"\0asm"
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    js = ("const m = new WebAssembly.Module(require('fs').readFileSync(process.argv[1]));"
+          "console.log(JSON.stringify([WebAssembly.Module.imports(m), WebAssembly.Module.exports(m).map(e => e.name)]))")
+    imports, exports = json.loads(subprocess.run(["node", "-e", js, str(_wasm())], capture_output=True,
+                                                 text=True, check=True).stdout)
+    assert imports == []  # nothing to provide: no WASI calls, no host functions
+    assert set(build.WASM_EXPORTS) <= set(exports)
+
+
+NODE_ENCODE = """
+const T = require(process.argv[1]); const fs = require('fs');
+const job = JSON.parse(fs.readFileSync(process.argv[2]));
+(async () => {
+  const core = await T.load(fs.readFileSync(job.wasm));
+  const texts = job.units.map(u => { let s = ""; for (let i = 0; i < u.length; i += 4096)
+                                       s += String.fromCharCode(...u.slice(i, i + 4096)); return s; });
+  const out = {};
+  for (const [name, path] of Object.entries(job.blobs)) {
+    const b = fs.readFileSync(path);
+    if ((await T.verifyBlob(b)) !== true) throw new Error(name + ": checksum");
+    const v = core.vocab(b);
+    out[name] = texts.map(t => Array.from(v.encode(t)));
+    v.free();
+  }
+  fs.writeFileSync(job.out, JSON.stringify(out));
+})().catch(e => { console.error(e); process.exit(1); });
+"""
+
+
+@pytest.mark.slow
+def test_node_gives_the_library_ids(tmp_path):
+    """Node as a second host: every tokenizer of NAMES, every text, the same ids as the library."""
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    wasm = _wasm()
+    items = texts()
+    blobs = {}
+    for name in NAMES:
+        (tmp_path / f"{name}.bin").write_bytes(vblob.serialize(tokenizer(name)).data)
+        blobs[name] = str(tmp_path / f"{name}.bin")
+    job = {"wasm": str(wasm), "blobs": blobs, "units": [utf16(t) for t in items], "out": str(tmp_path / "out.json")}
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    subprocess.run(["node", "-e", NODE_ENCODE, str(HERE / "tl_wasm.js"), str(tmp_path / "job.json")], check=True,
+                   timeout=300)
+    got = json.loads((tmp_path / "out.json").read_text())
+    for name in NAMES:
+        assert first_difference(name, items, got[name], expected(name, items)) is None
