@@ -1,0 +1,244 @@
+"""The C core compiled to WebAssembly (issue 22), timed in real Chromium beside the library in Python.
+
+    .venv/bin/python benchmarks/wasm_encode.py [--repeat 15] [--sizes 1000,10000,100000] [--no-anchor]
+
+For custom_bpe, gpt2, cl100k_base (and o200k_base, whose pattern the C pre-tokenizer cannot cut yet:
+reported as not in the browser) and 1 KB, 10 KB, 100 KB of benchmarks/app_speed.py's corpus:
+  * wasm: tl_wasm.js's encode in Chromium (text to UTF-8 to ids, as a keystroke would), median of
+    --repeat samples, each of enough runs to last 20 ms (performance.now() is coarse in a page);
+  * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`),
+    and py-reg: the registry's tokenizer (tiktoken's Rust for gpt2/cl100k_base), both in this process;
+  * gpt-tokenizer: the npm package (pinned in benchmarks/js/package.json, installed by `npm ci`,
+    integrity from package-lock.json, into the project cache on first use; no CDN), its encode in the
+    same page (it caches merges per word, so repeated text is its warm case; ours caches nothing);
+  * the one-off costs: wasm module size and instantiation, each vocabulary's blob size (raw and gzip)
+    and the time to build its encoder in the page.
+Every wasm result is checked equal to the library's ids (and gpt-tokenizer's, where it has the
+vocabulary) before timing. Ends with one JSON line. Needs clang's wasm32 toolchain (set-up builds the
+module), Debian's /usr/bin/chromium (or CHROMIUM=...) and npm for the anchor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.app_speed import CHROMIUM, FLAGS, corpus  # noqa: E402
+
+ORIGIN = "http://localhost:8766"
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+ANCHOR_ENCODINGS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
+JS = ROOT / "benchmarks" / "js"
+
+
+def gpt_tokenizer_dir(log=print) -> Path | None:
+    """gpt-tokenizer's ESM build, installed once with `npm ci` into the cache; None without npm."""
+    from tokenizers.core.paths import cache_root
+
+    lock = json.loads((JS / "package-lock.json").read_text())
+    version = lock["packages"]["node_modules/gpt-tokenizer"]["version"]
+    home = cache_root() / "npm" / f"gpt-tokenizer-{version}"
+    esm = home / "node_modules" / "gpt-tokenizer" / "esm"
+    if esm.exists():
+        return esm
+    if shutil.which("npm") is None:
+        log("gpt-tokenizer: no npm, the anchor is left out")
+        return None
+    home.mkdir(parents=True, exist_ok=True)
+    for f in ("package.json", "package-lock.json"):
+        shutil.copy(JS / f, home / f)
+    proc = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=home,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0 or not esm.exists():
+        log(f"gpt-tokenizer: npm ci failed, the anchor is left out\n{proc.stderr[-1500:]}")
+        return None
+    return esm
+
+
+def median_ms(fn, repeat: int) -> float:
+    """As the page's `time`: median of `repeat` samples of k runs, each sample >= 20 ms."""
+    k, t = 1, time.perf_counter()
+    fn()
+    while time.perf_counter() - t < 0.02:
+        k *= 2
+        t = time.perf_counter()
+        for _ in range(k):
+            fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _ in range(k):
+            fn()
+        times.append((time.perf_counter() - t) * 1000 / k)
+    return statistics.median(times)
+
+
+PAGE_JS = """async ([names, anchors, sizes, texts, repeat]) => {
+  const get = async p => new Uint8Array(await (await fetch(p)).arrayBuffer());
+  const now = () => performance.now();
+  const med = xs => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
+                      return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+  // performance.now() is coarse here (100 us without cross-origin isolation): each sample runs f k
+  // times, k chosen so that a sample takes at least 20 ms, and counts as (its time) / k
+  const time = f => {
+    let k = 1, t0 = now(); f();
+    while (now() - t0 < 20) { k *= 2; t0 = now(); for (let i = 0; i < k; i++) f(); }
+    const xs = [];
+    for (let r = 0; r < repeat; r++) { const t = now(); for (let i = 0; i < k; i++) f(); xs.push((now() - t) / k); }
+    return med(xs);
+  };
+  const out = {wasm: {}, anchor: {}, ids: {}, anchorIds: {}, load: {}};
+  let t = now();
+  const core = await TokenLensWasm.load(await get("/tokenlens.wasm"));
+  out.instantiate_ms = now() - t;
+  for (const name of names) {
+    const blob = await get("/vocab/" + name);
+    t = now();
+    const v = core.vocab(blob);
+    out.load[name] = now() - t;
+    out.wasm[name] = {}; out.ids[name] = {};
+    for (const size of sizes) {
+      const text = texts[size];
+      out.ids[name][size] = Array.from(v.encode(text));
+      out.wasm[name][size] = time(() => v.encode(text));
+    }
+    v.free();
+  }
+  for (const [name, enc] of Object.entries(anchors)) {
+    t = now();
+    const m = await import("/gpt-tokenizer/encoding/" + enc + ".js");
+    m.encode("warm up");  // its ranks are parsed at first use
+    out.load["gpt-tokenizer " + enc] = now() - t;
+    out.anchor[name] = {}; out.anchorIds[name] = {};
+    for (const size of sizes) {
+      const text = texts[size];
+      out.anchorIds[name][size] = m.encode(text, {disallowedSpecial: new Set()});
+      out.anchor[name][size] = time(() => m.encode(text, {disallowedSpecial: new Set()}));
+    }
+  }
+  return out;
+}"""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--no-anchor", action="store_true", help="leave gpt-tokenizer out")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.bpe.native import blob as vblob
+    from tokenizers.bpe.native import build
+    from tokenizers.bpe.native.lib import HERE
+    from tokenizers.registry import get_tokenizer
+
+    wasm = build.build_wasm()
+    if wasm is None:
+        print("no WebAssembly build (see above)")
+        return 1
+    texts = {n: corpus(n) for n in sizes}
+    toks = {name: get_tokenizer(name) for name in NAMES}
+    blobs, not_in_browser, report = {}, {}, {"wasm_module_bytes": wasm.stat().st_size, "blob": {}}
+    for name, tok in toks.items():
+        try:
+            b = vblob.serialize(tok)
+        except ValueError as e:
+            not_in_browser[name] = str(e)
+            continue
+        blobs[name] = b.data
+        report["blob"][name] = {"raw": len(b.data), "gzip": len(gzip.compress(b.data, 9))}
+    esm = None if args.no_anchor else gpt_tokenizer_dir()
+    anchors = {n: ANCHOR_ENCODINGS[n] for n in NAMES if n in ANCHOR_ENCODINGS} if esm else {}
+
+    # Python: the C core through ctypes (a tiktoken vocabulary's twin), and the registry's tokenizer
+    py_c, py_reg, want = {}, {}, {}
+    for name, tok in toks.items():
+        c_tok = tok.twin if hasattr(tok, "twin") else tok
+        assert isinstance(c_tok, BPETokenizer)
+        py_c[name], py_reg[name], want[name] = {}, {}, {}
+        for n, text in texts.items():
+            want[name][n] = tok.encode(text, disallowed_special=())
+            assert c_tok.encode(text, disallowed_special=()) == want[name][n]
+            py_c[name][n] = median_ms(lambda: c_tok.encode(text, disallowed_special=()), args.repeat)
+            py_reg[name][n] = median_ms(lambda: tok.encode(text, disallowed_special=()), args.repeat)
+        py_c[name]["engine"] = c_tok.engine
+
+    files = {"/": (b"<!doctype html><meta charset=utf-8><title>wasm bench</title><script src='/tl_wasm.js'></script>",
+                   "text/html"),
+             "/tl_wasm.js": ((HERE / "tl_wasm.js").read_bytes(), "text/javascript"),
+             "/tokenlens.wasm": (wasm.read_bytes(), "application/wasm"),
+             **{f"/vocab/{n}": (d, "application/octet-stream") for n, d in blobs.items()}}
+
+    def answer(route):
+        path = route.request.url[len(ORIGIN):]
+        if path in files:
+            body, kind = files[path]
+            return route.fulfill(status=200, body=body, content_type=kind)
+        if esm is not None and path.startswith("/gpt-tokenizer/"):
+            f = (esm / path[len("/gpt-tokenizer/"):]).resolve()
+            if esm in f.parents and f.is_file():
+                return route.fulfill(status=200, body=f.read_bytes(), content_type="text/javascript")
+        route.fulfill(status=404, body=b"")
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page()
+        page.route(f"{ORIGIN}/**", answer)
+        page.goto(f"{ORIGIN}/")
+        page.wait_for_function("() => typeof TokenLensWasm === 'object'")
+        got = page.evaluate(PAGE_JS, [list(blobs), anchors, sizes, {str(n): t for n, t in texts.items()},
+                                      args.repeat])
+        version = browser.version
+        browser.close()
+
+    for name in blobs:
+        for n in sizes:
+            assert got["ids"][name][str(n)] == want[name][n], f"{name} {n}: wasm ids differ from the library's"
+    anchor_same = {name: all(got["anchorIds"][name][str(n)] == want[name][n] for n in sizes) for name in anchors}
+
+    print(f"Chromium {version}; wasm module {report['wasm_module_bytes']:,} bytes, instantiated in "
+          f"{got['instantiate_ms']:.1f} ms; median of {args.repeat} runs, ms")
+    for name in NAMES:
+        if name in not_in_browser:
+            print(f"\n{name}: not in the browser ({not_in_browser[name]})")
+        else:
+            b = report["blob"][name]
+            print(f"\n{name}: blob {b['raw']:,} bytes ({b['gzip']:,} gzip), encoder built in the page in "
+                  f"{got['load'][name]:.1f} ms; Python C path: {py_c[name]['engine']}")
+        if name in anchors:
+            print(f"  gpt-tokenizer {anchors[name]} loaded in {got['load']['gpt-tokenizer ' + anchors[name]]:.0f} ms;"
+                  f" its ids {'equal' if anchor_same[name] else 'DIFFER from'} the library's")
+        print(f"  {'size':>8} {'wasm':>8} {'py-C':>8} {'py-reg':>8} {'gpt-tok':>8} {'py-C/wasm':>10} {'gpt-tok/wasm':>13}")
+        for n in sizes:
+            w = got["wasm"].get(name, {}).get(str(n))
+            a = got["anchor"].get(name, {}).get(str(n))
+            pc, pr = py_c[name][n], py_reg[name][n]
+            f = lambda x: f"{x:8.2f}" if x is not None else f"{'-':>8}"  # noqa: E731
+            r1 = f"{pc / w:10.1f}" if w else f"{'-':>10}"
+            r2 = f"{a / w:13.2f}" if w and a else f"{'-':>13}"
+            print(f"  {n:>8} {f(w)} {f(pc)} {f(pr)} {f(a)} {r1} {r2}")
+    report.update({"chromium": version, "repeat": args.repeat, "instantiate_ms": got["instantiate_ms"],
+                   "encoder_load_ms": got["load"], "wasm_ms": got["wasm"], "gpt_tokenizer_ms": got["anchor"],
+                   "gpt_tokenizer_same_ids": anchor_same, "py_c_ms": py_c, "py_registry_ms": py_reg,
+                   "not_in_browser": list(not_in_browser)})
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
