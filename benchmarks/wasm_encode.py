@@ -228,7 +228,7 @@ def main(argv=None) -> int:
             w = got["wasm"].get(name, {}).get(str(n))
             a = got["anchor"].get(name, {}).get(str(n))
             pc, pr = py_c[name][n], py_reg[name][n]
-            f = lambda x: f"{x:8.2f}" if x is not None else f"{'-':>8}"  # noqa: E731
+            f = lambda x: f"{x:8.3f}" if x is not None else f"{'-':>8}"  # noqa: E731
             r1 = f"{pc / w:10.1f}" if w else f"{'-':>10}"
             r2 = f"{a / w:13.2f}" if w and a else f"{'-':>13}"
             print(f"  {n:>8} {f(w)} {f(pc)} {f(pr)} {f(a)} {r1} {r2}")
