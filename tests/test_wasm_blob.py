@@ -31,7 +31,7 @@ def test_blob_holds_the_encoder_state(name):
     assert (h["name"], h["pattern"], h["shortcut"], h["special_tokens"]) == (
         tok.name, tok.pattern, int(tok.whole_chunk_shortcut), tok.special_tokens)
     if h["by_ranks"]:  # tiktoken's vocabularies: the byte-rank rule, no merge list
-        assert got["pairs"] == [] and name in ("gpt2", "cl100k_base")
+        assert got["pairs"] == [] and name in ("gpt2", "cl100k_base", "o200k_base")
     else:
         assert got["pairs"] == list(dict.items(tok.merges))
     assert b.data[:8] == vblob.MAGIC and len(b.sha256) == 64
@@ -41,6 +41,8 @@ def test_blob_holds_the_encoder_state(name):
 def test_blob_header_vectors():
     b = vblob.serialize(tokenizer("custom_bpe"))
     assert (b.header["mode"], b.header["by_ranks"], b.header["npairs"], b.header["ntok"]) == (MODES["gpt4"], 0, 1792, 2048)
+    o = vblob.serialize(tokenizer("o200k_base")).header
+    assert (o["mode"], o["by_ranks"], o["ntok"]) == (MODES["o200k"], 1, 199998)
     g = vblob.serialize(tokenizer("gpt2")).header
     assert (g["mode"], g["by_ranks"], g["ntok"], g["special_tokens"]) == (MODES["gpt2"], 1, 50256, {"<|endoftext|>": 50256})
 
@@ -59,8 +61,10 @@ def test_damaged_blob_is_refused():
 
 
 def test_what_the_blob_cannot_carry_is_refused():
+    from tokenizers.bpe.model import BPETokenizer
+
     with pytest.raises(ValueError, match="no mode for its split pattern"):
-        vblob.serialize(tokenizer("o200k_base"))
+        vblob.serialize(BPETokenizer(r"\w+|\W", name="custom pattern"))
     from tokenizers.registry import get_tokenizer
 
     with pytest.raises(ValueError, match="not a byte-level BPE"):
@@ -151,3 +155,24 @@ def test_node_gives_the_library_ids(tmp_path):
     got = json.loads((tmp_path / "out.json").read_text())
     for name in NAMES:
         assert first_difference(name, items, got[name], expected(name, items)) is None
+
+
+@pytest.mark.usefixtures("need_native")
+def test_o200k_mode_through_the_whole_c_api():
+    """Mode 3 (o200k_base's pattern, added for the browser) is accepted wherever a mode is: splitting,
+    chunk counting and encoding, each equal to `regex` and the library."""
+    import regex
+
+    from collections import Counter
+
+    from tokenizers.bpe.native import api
+
+    text = "\n".join(TRICKY_TEXTS) + " I'LL don't HTTPServer's naïve Ǆemal\u0301 x²³ 12345/\r\n/ "
+    compiled = regex.compile(vblob.O200K_PATTERN)
+    want = split_text(text, compiled)
+    assert api.split("o200k", text) == want
+    counts = api.Chunks.from_text(text.encode(), MODES["o200k"]).items()
+    assert dict(counts) == {c.encode(): n for c, n in Counter(want).items()}
+    tok = tokenizer("o200k_base")
+    enc = tok.twin._c_encoder()
+    assert enc.encode(MODES["o200k"], text.encode()) == tok.encode(text, disallowed_special=())

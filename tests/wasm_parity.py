@@ -13,9 +13,7 @@ from payloads import PAYLOADS
 from test_native_split import PIECES
 
 # the tokenizers the browser must agree with; "lab" is a BPETokenizer trained here as the Lab does
-NAMES = ("custom_bpe", "gpt2", "cl100k_base", "lab")
-# o200k_base: its split pattern has no C mode yet (pretok.c cuts the GPT-2 and GPT-4 patterns only)
-NOT_YET = ("o200k_base",)
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "lab")
 FUZZ = 400
 
 

@@ -2,8 +2,8 @@
 library's ids. A page at a local origin (its requests answered here by Playwright: no server, no
 network) fetches the module (python -m tokenizers.bpe.native.build --wasm), tl_wasm.js and each
 vocabulary's blob (tokenizers/bpe/native/blob.py), as the app will. Texts: the tricky texts, the
-hostile payloads and a seeded fuzz (tests/wasm_parity.py), for custom_bpe, gpt2, cl100k_base and a
-model trained as the Lab trains one. One differing id fails."""
+hostile payloads and a seeded fuzz (tests/wasm_parity.py), for custom_bpe, gpt2, cl100k_base,
+o200k_base and a model trained as the Lab trains one. One differing id fails."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build
 from tokenizers.bpe.native.lib import HERE
-from wasm_parity import ENCODE_ALL, NAMES, NOT_YET, ORIGIN, expected, first_difference, texts, tokenizer, utf16
+from wasm_parity import ENCODE_ALL, NAMES, ORIGIN, expected, first_difference, texts, tokenizer, utf16
 from .conftest import new_context
 
 pytestmark = pytest.mark.e2e
@@ -68,14 +68,6 @@ def test_chromium_gives_the_library_ids(browser):
         ctx.close()
     problems = [p for name in NAMES if (p := first_difference(name, items, got[name], expected(name, items)))]
     assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("name", NOT_YET)
-def test_not_yet_in_the_browser(name):
-    """o200k_base: the C pre-tokenizer has no mode for its pattern, so no blob is made (the page will
-    keep the server path for it). When pretok.c learns it, move it to NAMES."""
-    with pytest.raises(ValueError, match="no mode for its split pattern"):
-        vblob.serialize(tokenizer(name))
 
 
 def test_a_damaged_blob_is_refused_in_the_browser(browser):

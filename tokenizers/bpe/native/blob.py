@@ -18,7 +18,7 @@ Layout, little-endian, every array aligned to 4 bytes:
 
 The pre-tokenizer's Unicode tables are not in the blob: they are compiled into the module (tl_tables.h,
 from the same `regex` install), and "native" names them. A pattern the C pre-tokenizer cannot cut
-(o200k_base's, an uploaded one) raises ValueError: the browser cannot give the library's ids for it.
+(a custom or uploaded one) raises ValueError: the browser cannot give the library's ids for it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,16 @@ from dataclasses import dataclass
 # quantifiers (nothing follows them to give back to) and `\s++$|\s+(?!\S)|\s` for `\s+(?!\S)|\s+`
 # (a run reaching the end is taken whole by both; a run of one before a non-space is one `\s`).
 # tests/test_wasm_blob.py holds regex's cut of each equal to the C mode's.
+# o200k_base's pattern (tiktoken's pat_str, also o200k_harmony's) has a mode of its own (pretok.c's
+# o200k_end), not in tokenizers.core.patterns' SPLIT_MODES: the library's Python host still cuts it
+# with `regex` (tests/test_native_split.py holds the two equal).
+O200K_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
 SAME_CUT = {
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""": "gpt2",
+    O200K_PATTERN: "o200k",
 }
 
 MAGIC = b"TLVOCAB\0"
@@ -68,7 +76,7 @@ def _swapped(a: array) -> bytes:
 
 
 def mode_of(pattern: str | None) -> int | None:
-    """The C pre-tokenizer mode that cuts `pattern`'s way (api.mode_of, and SAME_CUT), or None."""
+    """The C pre-tokenizer mode that cuts `pattern`'s way (api.mode_of, then SAME_CUT), or None."""
     from . import api
     from .lib import MODES
 

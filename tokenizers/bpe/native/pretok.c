@@ -1,4 +1,4 @@
-/* Token Lens native core: the GPT-2 and GPT-4 pre-tokenizers, hand-written.
+/* Token Lens native core: the GPT-2, GPT-4 and o200k_base pre-tokenizers, hand-written.
 
    Python cuts text with tokenizers/patterns.py's GPT2_PATTERN and GPT4_PATTERN through the `regex`
    module. A general regex engine is slow at this (it tries each alternative in turn, with
@@ -262,6 +262,155 @@ static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos)
 }
 
 /* ---------------------------------------------------------------------------------------------
+   o200k_base (GPT-4o), tiktoken's pattern, where U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}],
+   W = [\p{Ll}\p{Lm}\p{Lo}\p{M}] and C = (?i:'s|'t|'re|'ve|'m|'ll|'d):
+     [^\r\n\p{L}\p{N}]?U*W+C? | [^\r\n\p{L}\p{N}]?U+W*C? | \p{N}{1,3} | ?[^\s\p{L}\p{N}]+[\r\n/]*
+     | \s*[\r\n]+ | \s+(?!\S) | \s+
+   No possessive quantifiers: regex backtracks, and the code below follows its order of trials.
+   Classes (TL_O_*): UPPER (Lu, Lt) is only in U, LOWER (Ll) only in W, BOTH (Lm, Lo) and MARK (M)
+   in both; MARK is not a letter, so it is also "other" for [^\r\n\p{L}\p{N}] and [^\s\p{L}\p{N}].
+   --------------------------------------------------------------------------------------------- */
+
+static int o_class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    uint32_t cp;
+
+    if (s[i] < 0x80) {
+        *len = 1;
+        return tl_o_ascii_class[s[i]];
+    }
+    cp = decode(s, n, i, len);
+    if (cp >= TL_MAX_CP)
+        return TL_O_OTHER;
+    return tl_o_stage2[((size_t)tl_o_stage1[cp >> TL_BLOCK_SHIFT] << TL_BLOCK_SHIFT)
+                       | (cp & ((1u << TL_BLOCK_SHIFT) - 1))];
+}
+
+#define O_IN_U(c) ((c) == TL_O_UPPER || (c) == TL_O_BOTH || (c) == TL_O_MARK)
+#define O_IN_W(c) ((c) == TL_O_LOWER || (c) == TL_O_BOTH || (c) == TL_O_MARK)
+
+/* C? after a word ending at i: the apostrophe and one or two letters, matched as GPT-4's are. */
+static size_t o_contraction(const uint8_t *s, size_t n, size_t i)
+{
+    size_t l1, l2;
+    char x, y;
+
+    if (i >= n || s[i] != '\'')
+        return i;
+    x = contraction_letter(s, n, i + 1, &l1);
+    if (x == 's' || x == 't' || x == 'm' || x == 'd')
+        return i + 1 + l1;
+    if (x == 'r' || x == 'v' || x == 'l') {
+        y = contraction_letter(s, n, i + 1 + l1, &l2);
+        if ((x == 'l' && y == 'l') || (x != 'l' && y == 'e'))
+            return i + 1 + l1 + l2;
+    }
+    return i;
+}
+
+/* The end of the run of W characters from i (i itself if s[i] is not one). */
+static size_t o_w_run(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len;
+    while (i < n && O_IN_W(o_class_at(s, n, i, &len)))
+        i += len;
+    return i;
+}
+
+/* U*W+C? from i: the end, or 0 when it does not match. U* first takes its whole run; W+ then needs a
+   W character right after what U* kept. After the whole run comes a non-U character, which is W only
+   if it is LOWER; failing that, U* gives back characters until the one after it is W, i.e. up to the
+   run's last BOTH or MARK, and W+ takes that one character (what follows it in the run is UPPER). */
+static size_t o_upper_lower(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len, last = 0, last_end = 0;
+    int c;
+
+    while (i < n) {
+        c = o_class_at(s, n, i, &len);
+        if (!O_IN_U(c))
+            break;
+        if (O_IN_W(c)) {
+            last = i + 1;  /* + 1: 0 means none */
+            last_end = i + len;
+        }
+        i += len;
+    }
+    if (i < n && o_class_at(s, n, i, &len) == TL_O_LOWER)
+        return o_contraction(s, n, o_w_run(s, n, i));
+    if (last)
+        return o_contraction(s, n, last_end);
+    return 0;
+}
+
+/* U+W*C? from i: the end, or 0 when s[i] is not U. */
+static size_t o_upper_then_lower(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len, start = i;
+    while (i < n && O_IN_U(o_class_at(s, n, i, &len)))
+        i += len;
+    if (i == start)
+        return 0;
+    return o_contraction(s, n, o_w_run(s, n, i));
+}
+
+static size_t o200k_end(const uint8_t *s, size_t n, size_t pos)
+{
+    size_t len0, len1, i, e;
+    int c0, c1, k;
+    uint8_t b = s[pos];
+    space_run r;
+
+    c0 = o_class_at(s, n, pos, &len0);
+    /* [^\r\n\p{L}\p{N}]? : one character that is not \r, \n, a letter or a number may lead either
+       word alternative; `?` is greedy, so each is tried with it first, then without */
+    int lead = b != '\r' && b != '\n' && (c0 == TL_O_OTHER || c0 == TL_O_MARK || c0 == TL_O_SPACE);
+    if (lead && pos + len0 < n && (e = o_upper_lower(s, n, pos + len0)))
+        return e;
+    if ((e = o_upper_lower(s, n, pos)))
+        return e;
+    if (lead && pos + len0 < n && (e = o_upper_then_lower(s, n, pos + len0)))
+        return e;
+    if ((e = o_upper_then_lower(s, n, pos)))
+        return e;
+    /* \p{N}{1,3} */
+    if (c0 == TL_O_NUMBER) {
+        i = pos + len0;
+        for (k = 1; k < 3 && i < n && o_class_at(s, n, i, &len1) == TL_O_NUMBER; k++)
+            i += len1;
+        return i;
+    }
+    /* ' ?[^\s\p{L}\p{N}]+[\r\n/]*' : a run of other characters (marks included; a mark here is one
+       the word alternatives left, which cannot happen but costs nothing), after at most one space */
+    c1 = pos + len0 < n ? o_class_at(s, n, pos + len0, &len1) : -1;
+    if (c0 == TL_O_OTHER || c0 == TL_O_MARK || (b == ' ' && (c1 == TL_O_OTHER || c1 == TL_O_MARK))) {
+        i = (c0 == TL_O_OTHER || c0 == TL_O_MARK) ? pos + len0 : pos + 1 + len1;
+        while (i < n) {
+            int c = o_class_at(s, n, i, &len1);
+            if (c != TL_O_OTHER && c != TL_O_MARK)
+                break;
+            i += len1;
+        }
+        while (i < n && (s[i] == '\r' || s[i] == '\n' || s[i] == '/'))
+            i++;
+        return i;
+    }
+    /* Whitespace (letters, numbers and others were all taken above; \s is the same class as GPT-4's). */
+    r = scan_spaces(s, n, pos);
+    /* \s*[\r\n]+ : \s* gives back until a \r or \n follows, i.e. to the run's last newline, and [\r\n]+
+       takes that one (the next character is not a newline, or it would be the last) */
+    if (r.after_newline)
+        return r.after_newline;
+    /* \s+(?!\S) : the whole run at the end of the text, else the run minus its last character ... */
+    if (r.end == n)
+        return r.end;
+    if (r.last != pos)
+        return r.last;
+    /* \s+ : ... or, for a run of one before a non-space, that character */
+    return r.end;
+}
+
+/* ---------------------------------------------------------------------------------------------
    Exported
    --------------------------------------------------------------------------------------------- */
 
@@ -274,6 +423,8 @@ size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos)
         return gpt2_end(s, n, pos);
     if (mode == TL_MODE_GPT4)
         return gpt4_end(s, n, pos);
+    if (mode == TL_MODE_O200K)
+        return o200k_end(s, n, pos);
     return 0;
 }
 
@@ -282,12 +433,19 @@ int64_t tl_split(int mode, const uint8_t *s, int64_t n, int64_t *ends, int64_t c
     size_t pos = 0, len = n > 0 ? (size_t)n : 0;
     int64_t count = 0;
 
-    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4)
+    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4 && mode != TL_MODE_O200K)
         return -1;
     /* One loop per mode, so that each calls its chunk function directly (and inlined). */
     if (mode == TL_MODE_GPT2) {
         while (pos < len) {
             pos = gpt2_end(s, len, pos);
+            if (count < cap)
+                ends[count] = (int64_t)pos;
+            count++;
+        }
+    } else if (mode == TL_MODE_O200K) {
+        while (pos < len) {
+            pos = o200k_end(s, len, pos);
             if (count < cap)
                 ends[count] = (int64_t)pos;
             count++;

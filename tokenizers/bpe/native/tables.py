@@ -14,7 +14,9 @@ Layout (see pretok.c for the look-up):
     blocks, and tl_stage2[block * 128 + (cp & 127)] is the class. Most of Unicode is made of blocks
     that are all "other" or all letters, so only ~200 distinct blocks remain (~36 KB in all);
   - tl_ci_cp[k], tl_ci_letter[k] (k < TL_CI_PAIRS): each code point that one of the letters
-    s d m t l v r e matches under (?i), and that letter (17 pairs with regex 2026.11.15).
+    s d m t l v r e matches under (?i), and that letter (17 pairs with regex 2026.11.15);
+  - tl_o_ascii_class, tl_o_stage1, tl_o_stage2: the same layout for o200k_base's pattern, whose
+    classes split letters by case and count marks (O_* below; 230 distinct blocks, ~38 KB).
 """
 
 from __future__ import annotations
@@ -37,18 +39,38 @@ def all_code_points() -> tuple[tuple[int, str], ...]:
             (0xE000, "".join(map(chr, range(0xE000, MAX_CP)))))
 
 
-def classes(points=None) -> bytearray:
+def classes(points=None, patterns=CLASS_PATTERNS) -> bytearray:
     """The class of every code point, as `regex` sees it. `points`: all_code_points(), if at hand."""
     points = points or all_code_points()
     cls = bytearray(MAX_CP)  # all OTHER to start with
     for first, text in points:
-        for code, pattern in CLASS_PATTERNS:
+        for code, pattern in patterns:
             for m in regex.finditer(pattern, text):
                 lo, hi = first + m.start(), first + m.end()
                 if any(cls[lo:hi]):
                     raise AssertionError(f"{pattern} overlaps another class in U+{lo:04X}..U+{hi - 1:04X}")
                 cls[lo:hi] = bytes([code]) * (hi - lo)
     return cls
+
+
+# The o200k_base pattern asks finer questions of a letter: \p{Lu}\p{Lt} (upper and title case) may
+# start a word, \p{Ll} may end one, \p{Lm}\p{Lo} and the marks \p{M} may do both. Its table
+# (tl_o_*) has these classes; marks are not letters (\p{L}), so elsewhere they count as "other".
+O_OTHER, O_UPPER, O_LOWER, O_BOTH, O_MARK, O_NUMBER, O_SPACE = range(7)
+O200K_CLASS_PATTERNS = ((O_UPPER, r"[\p{Lu}\p{Lt}]+"), (O_LOWER, r"\p{Ll}+"), (O_BOTH, r"[\p{Lm}\p{Lo}]+"),
+                        (O_MARK, r"\p{M}+"), (O_NUMBER, r"\p{N}+"), (O_SPACE, r"\s+"))
+
+
+def o200k_classes(points=None, cls=None) -> bytearray:
+    """The o200k class of every code point, as `regex` sees it; checked against classes(): the three
+    letter classes make up \p{L} exactly, and numbers and whitespace are the same."""
+    points = points or all_code_points()
+    out = classes(points, O200K_CLASS_PATTERNS)
+    cls = cls if cls is not None else classes(points)
+    to_gpt = bytes([OTHER, LETTER, LETTER, LETTER, OTHER, NUMBER, SPACE]).ljust(256, b"\0")
+    if out.translate(to_gpt) != cls:
+        raise AssertionError("the o200k classes do not refine the GPT classes")
+    return out
 
 
 def contraction_pairs(points=None) -> list[tuple[int, str]]:
@@ -74,19 +96,27 @@ def _c_array(ctype: str, name: str, values, per_line: int = 32) -> str:
     return f"static const {ctype} {name}[{len(vals)}] = {{\n    " + ",\n    ".join(lines) + "\n};\n"
 
 
-def header_text() -> str:
-    """The C source of tl_tables.h."""
-    points = all_code_points()  # ~4 MB: built once, freed on return
-    cls = classes(points)
+def two_stage(cls: bytearray) -> tuple[list[int], bytes]:
+    """stage1 (block index of each 128 code points) and stage2 (the distinct blocks, in order)."""
     size = 1 << BLOCK_SHIFT
     blocks: dict[bytes, int] = {}
     stage1 = []
     for start in range(0, MAX_CP, size):
         block = bytes(cls[start:start + size])
         stage1.append(blocks.setdefault(block, len(blocks)))
-    if len(blocks) > 256:
-        raise AssertionError(f"{len(blocks)} distinct blocks do not fit tl_stage1's uint8_t")
-    stage2 = b"".join(blocks)  # dicts keep insertion order, so block i is at i * size
+    return stage1, b"".join(blocks)  # dicts keep insertion order, so block i is at i * size
+
+
+def header_text() -> str:
+    """The C source of tl_tables.h."""
+    points = all_code_points()  # ~4 MB: built once, freed on return
+    cls = classes(points)
+    stage1, stage2 = two_stage(cls)
+    if max(stage1) > 255:
+        raise AssertionError(f"{max(stage1) + 1} distinct blocks do not fit tl_stage1's uint8_t")
+    ocls = o200k_classes(points, cls)
+    o_stage1, o_stage2 = two_stage(ocls)
+    o_type = "uint8_t" if max(o_stage1) < 256 else "uint16_t"
     pairs = contraction_pairs(points)
     version = getattr(regex, "__version__", "unknown")
     return "".join([
@@ -105,6 +135,13 @@ def header_text() -> str:
         f"#define TL_CI_PAIRS {len(pairs)}\n",
         _c_array("uint32_t", "tl_ci_cp", (cp for cp, _ in pairs), per_line=16),
         _c_array("char", "tl_ci_letter", (f"'{letter}'" for _, letter in pairs), per_line=16),
+        "\n/* o200k_base's classes (TL_O_*), the same two-stage layout */\n",
+        "".join(f"#define TL_O_{k} {v}\n" for k, v in (("OTHER", O_OTHER), ("UPPER", O_UPPER), ("LOWER", O_LOWER),
+                                                        ("BOTH", O_BOTH), ("MARK", O_MARK), ("NUMBER", O_NUMBER),
+                                                        ("SPACE", O_SPACE))),
+        _c_array("uint8_t", "tl_o_ascii_class", ocls[:128]),
+        _c_array(o_type, "tl_o_stage1", o_stage1),
+        _c_array("uint8_t", "tl_o_stage2", o_stage2),
         "\n#endif\n",
     ])
 

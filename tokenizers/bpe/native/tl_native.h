@@ -9,12 +9,13 @@
 /* Pre-tokenizer modes (tokenizers/native/lib.py MODES); 0 means no split. */
 #define TL_MODE_GPT2 1
 #define TL_MODE_GPT4 2
+#define TL_MODE_O200K 3 /* o200k_base's pattern (tiktoken's pat_str) */
 
 /* ---- pretok.c ---------------------------------------------------------------------------------- */
 
 /* The end (byte offset, > pos) of the chunk that starts at byte `pos` of the valid UTF-8 text
-   s[0..n), exactly as Python's `regex` module cuts it with tokenizers.patterns.GPT2_PATTERN or
-   GPT4_PATTERN. pos < n. */
+   s[0..n), exactly as Python's `regex` module cuts it with tokenizers.patterns.GPT2_PATTERN,
+   GPT4_PATTERN or (TL_MODE_O200K) tokenizers.bpe.native.blob.O200K_PATTERN. pos < n. */
 size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos);
 
 /* All chunk ends of s[0..n), written to ends[0..cap); returns how many there are (may be more than
