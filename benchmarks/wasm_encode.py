@@ -1,9 +1,9 @@
 """The C core compiled to WebAssembly (issue 22), timed in real Chromium beside the library in Python.
 
     .venv/bin/python benchmarks/wasm_encode.py [--repeat 15] [--sizes 1000,10000,100000] [--no-anchor]
+    .venv/bin/python benchmarks/wasm_encode.py --install    # only install the gpt-tokenizer anchor
 
-For custom_bpe, gpt2, cl100k_base (and o200k_base, whose pattern the C pre-tokenizer cannot cut yet:
-reported as not in the browser) and 1 KB, 10 KB, 100 KB of benchmarks/app_speed.py's corpus:
+For custom_bpe, gpt2, cl100k_base, o200k_base and 1 KB, 10 KB, 100 KB of benchmarks/app_speed.py's corpus:
   * wasm: tl_wasm.js's encode in Chromium (text to UTF-8 to ids, as a keystroke would), median of
     --repeat samples, each of enough runs to last 20 ms (performance.now() is coarse in a page);
   * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`),
@@ -136,7 +136,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--no-anchor", action="store_true", help="leave gpt-tokenizer out")
+    ap.add_argument("--install", action="store_true", help="install gpt-tokenizer into the cache and stop")
     args = ap.parse_args(argv)
+    if args.install:
+        esm = gpt_tokenizer_dir()
+        print(f"gpt-tokenizer: {esm}" if esm else "gpt-tokenizer: not installed")
+        return 0 if esm else 1
     sizes = [int(s) for s in args.sizes.split(",")]
 
     from tokenizers.bpe.model import BPETokenizer
@@ -161,6 +166,7 @@ def main(argv=None) -> int:
         blobs[name] = b.data
         report["blob"][name] = {"raw": len(b.data), "gzip": len(gzip.compress(b.data, 9))}
     esm = None if args.no_anchor else gpt_tokenizer_dir()
+    esm = esm.resolve() if esm else None  # requests are answered from files under it only
     anchors = {n: ANCHOR_ENCODINGS[n] for n in NAMES if n in ANCHOR_ENCODINGS} if esm else {}
 
     # Python: the C core through ctypes (a tiktoken vocabulary's twin), and the registry's tokenizer
