@@ -63,7 +63,7 @@ O200K_CLASS_PATTERNS = ((O_UPPER, r"[\p{Lu}\p{Lt}]+"), (O_LOWER, r"\p{Ll}+"), (O
 
 def o200k_classes(points=None, cls=None) -> bytearray:
     """The o200k class of every code point, as `regex` sees it; checked against classes(): the three
-    letter classes make up \p{L} exactly, and numbers and whitespace are the same."""
+    letter classes make up \\p{L} exactly, and numbers and whitespace are the same."""
     points = points or all_code_points()
     out = classes(points, O200K_CLASS_PATTERNS)
     cls = cls if cls is not None else classes(points)
