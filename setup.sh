@@ -57,4 +57,6 @@ REQ=requirements.txt
 # and set-up goes on (the browser tests then skip loudly, or fail under E2E_REQUIRED=1)
 if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m tests.e2e.axe
+  # and gpt-tokenizer, the in-browser anchor of benchmarks/wasm_encode.py, the same way
+  .venv/bin/python benchmarks/wasm_encode.py --install || echo "setup: gpt-tokenizer left out (above)"
 fi

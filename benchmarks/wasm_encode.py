@@ -8,8 +8,8 @@ For custom_bpe, gpt2, cl100k_base, o200k_base and 1 KB, 10 KB, 100 KB of benchma
     --repeat samples, each of enough runs to last 20 ms (performance.now() is coarse in a page);
   * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`),
     and py-reg: the registry's tokenizer (tiktoken's Rust for gpt2/cl100k_base), both in this process;
-  * gpt-tokenizer: the npm package (pinned in benchmarks/js/package.json, installed by `npm ci`,
-    integrity from package-lock.json, into the project cache on first use; no CDN), its encode in the
+  * gpt-tokenizer: the npm package (pinned by sha256 and integrity in ANCHOR, fetched once with
+    `npm pack` into the project cache by setup.sh --test or on first use; no CDN), its encode in the
     same page (it caches merges per word, so repeated text is its warm case; ours caches nothing);
   * the one-off costs: wasm module size and instantiation, each vocabulary's blob size (raw and gzip)
     and the time to build its encoder in the page.
@@ -24,9 +24,7 @@ import argparse
 import gzip
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,31 +37,38 @@ from benchmarks.app_speed import CHROMIUM, FLAGS, corpus  # noqa: E402
 ORIGIN = "http://localhost:8766"
 NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
 ANCHOR_ENCODINGS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
-JS = ROOT / "benchmarks" / "js"
 
 
-def gpt_tokenizer_dir(log=print) -> Path | None:
-    """gpt-tokenizer's ESM build, installed once with `npm ci` into the cache; None without npm."""
-    from tokenizers.core.paths import cache_root
+# the in-browser anchor, from npm: fetched once with `npm pack` into <cache>/npm/, checked against these
+# pins (the tarball's sha256, and npm's own integrity from `npm view gpt-tokenizer@4.0.0 dist.integrity`)
+# by the project's one npm fetcher, tests/e2e/axe.py's fetch_pinned; its ESM files are served to the page
+# out of the verified tarball
+ANCHOR = ("gpt-tokenizer", "4.0.0", "e50075c9a98389fbe59bf6b42d8d50b49c1cbd7aec6c205bfc28847ee0eeb20a",
+          "sha512-YAWIyzvuVUHEfW7tFfFAxH8qQb+Q3RU9nYOTy7skMNX5qzU6Q8jxTHZLyO56ug1vYvCR7wndzpd3jwD86/mhjQ==")
 
-    lock = json.loads((JS / "package-lock.json").read_text())
-    version = lock["packages"]["node_modules/gpt-tokenizer"]["version"]
-    home = cache_root() / "npm" / f"gpt-tokenizer-{version}"
-    esm = home / "node_modules" / "gpt-tokenizer" / "esm"
-    if esm.exists():
-        return esm
-    if shutil.which("npm") is None:
-        log("gpt-tokenizer: no npm, the anchor is left out")
+
+def gpt_tokenizer_files(log=print) -> dict[str, bytes] | None:
+    """gpt-tokenizer's ESM build, {path under esm/: bytes}, from the verified tarball; None without it."""
+    import tarfile
+
+    from tests.e2e.axe import NpmPackageMissing, check_pinned, fetch_pinned
+
+    package, version, sha256, integrity = ANCHOR
+
+    def verify(data, where):
+        check_pinned(data, where, package, version, sha256, integrity, "benchmarks/wasm_encode.py --install")
+
+    try:
+        path = fetch_pinned(package, version, verify)
+    except NpmPackageMissing as e:
+        log(f"gpt-tokenizer: left out ({e})")
         return None
-    home.mkdir(parents=True, exist_ok=True)
-    for f in ("package.json", "package-lock.json"):
-        shutil.copy(JS / f, home / f)
-    proc = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=home,
-                          capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0 or not esm.exists():
-        log(f"gpt-tokenizer: npm ci failed, the anchor is left out\n{proc.stderr[-1500:]}")
-        return None
-    return esm
+    out = {}
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            if m.isfile() and m.name.startswith("package/esm/") and m.name.endswith(".js"):
+                out[m.name[len("package/esm/"):]] = tar.extractfile(m).read()
+    return out
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -139,8 +144,8 @@ def main(argv=None) -> int:
     ap.add_argument("--install", action="store_true", help="install gpt-tokenizer into the cache and stop")
     args = ap.parse_args(argv)
     if args.install:
-        esm = gpt_tokenizer_dir()
-        print(f"gpt-tokenizer: {esm}" if esm else "gpt-tokenizer: not installed")
+        esm = gpt_tokenizer_files()
+        print(f"gpt-tokenizer {ANCHOR[1]}: {len(esm)} ESM files, verified" if esm else "gpt-tokenizer: not installed")
         return 0 if esm else 1
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -165,8 +170,7 @@ def main(argv=None) -> int:
             continue
         blobs[name] = b.data
         report["blob"][name] = {"raw": len(b.data), "gzip": len(gzip.compress(b.data, 9))}
-    esm = None if args.no_anchor else gpt_tokenizer_dir()
-    esm = esm.resolve() if esm else None  # requests are answered from files under it only
+    esm = None if args.no_anchor else gpt_tokenizer_files()
     anchors = {n: ANCHOR_ENCODINGS[n] for n in NAMES if n in ANCHOR_ENCODINGS} if esm else {}
 
     # Python: the C core through ctypes (a tiktoken vocabulary's twin), and the registry's tokenizer
@@ -193,10 +197,8 @@ def main(argv=None) -> int:
         if path in files:
             body, kind = files[path]
             return route.fulfill(status=200, body=body, content_type=kind)
-        if esm is not None and path.startswith("/gpt-tokenizer/"):
-            f = (esm / path[len("/gpt-tokenizer/"):]).resolve()
-            if esm in f.parents and f.is_file():
-                return route.fulfill(status=200, body=f.read_bytes(), content_type="text/javascript")
+        if esm is not None and path.startswith("/gpt-tokenizer/") and path[len("/gpt-tokenizer/"):] in esm:
+            return route.fulfill(status=200, body=esm[path[len("/gpt-tokenizer/"):]], content_type="text/javascript")
         route.fulfill(status=404, body=b"")
 
     from playwright.sync_api import sync_playwright

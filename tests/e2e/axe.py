@@ -30,7 +30,11 @@ INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r7
 SCRIPT = "package/axe.min.js"
 
 
-class AxeMissing(RuntimeError):
+class NpmPackageMissing(RuntimeError):
+    """A pinned npm package is not provisioned and cannot be (no npm, or no registry)."""
+
+
+class AxeMissing(NpmPackageMissing):
     """axe-core is not provisioned and cannot be (no npm, or no registry)."""
 
 
@@ -38,34 +42,47 @@ def tarball() -> Path:
     return cache_root() / "npm" / f"{PACKAGE}-{VERSION}.tgz"
 
 
+def check_pinned(data: bytes, where: Path, package: str, version: str, sha256: str, integrity: str,
+                 rerun: str, error=NpmPackageMissing) -> None:
+    """Raise `error` unless `data` is the tarball pinned by its sha256 and npm's sha512 integrity."""
+    got_sha = hashlib.sha256(data).hexdigest()
+    got_int = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+    if got_sha != sha256 or got_int != integrity:
+        raise error(f"{where} is not {package} {version} as pinned (sha256 {got_sha}, want {sha256}; "
+                    f"integrity {got_int}, want {integrity}); delete it and run {rerun}")
+
+
 def _verify(data: bytes, where: Path) -> None:
-    sha256 = hashlib.sha256(data).hexdigest()
-    integrity = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
-    if sha256 != SHA256 or integrity != INTEGRITY:
-        raise AxeMissing(f"{where} is not {PACKAGE} {VERSION} as pinned (sha256 {sha256}, want {SHA256}; "
-                         f"integrity {integrity}, want {INTEGRITY}); delete it and run python -m tests.e2e.axe")
+    check_pinned(data, where, PACKAGE, VERSION, SHA256, INTEGRITY, "python -m tests.e2e.axe", AxeMissing)
+
+
+def fetch_pinned(package: str, version: str, verify, error=NpmPackageMissing) -> Path:
+    """`<cache>/npm/<package>-<version>.tgz`, fetched with `npm pack` if it is not in the cache yet;
+    `verify(data, where)` raises unless the bytes are the pinned ones (check_pinned), before the
+    tarball enters the cache and each time it is read."""
+    path = cache_root() / "npm" / f"{package}-{version}.tgz"
+    if not path.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise error(f"{package} is not provisioned ({path}) and there is no npm to fetch it "
+                        "(apt-get install npm, then bash setup.sh --test)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+            out = subprocess.run([npm, "pack", f"{package}@{version}", "--pack-destination", tmp, "--silent",
+                                  "--ignore-scripts"],
+                                 cwd=tmp, capture_output=True, text=True, timeout=300)
+            got = Path(tmp) / f"{package}-{version}.tgz"
+            if out.returncode != 0 or not got.exists():
+                raise error(f"npm pack {package}@{version} failed: {out.stderr.strip()[-500:]}")
+            verify(got.read_bytes(), got)
+            got.replace(path)  # whole or not at all: a cut download never sits in the cache
+    verify(path.read_bytes(), path)
+    return path
 
 
 def provision() -> Path:
     """The verified tarball, fetched with `npm pack` if it is not in the cache yet."""
-    path = tarball()
-    if not path.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise AxeMissing(f"{PACKAGE} is not provisioned ({path}) and there is no npm to fetch it "
-                             "(apt-get install npm, then bash setup.sh --test)")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-            out = subprocess.run([npm, "pack", f"{PACKAGE}@{VERSION}", "--pack-destination", tmp, "--silent",
-                                  "--ignore-scripts"],
-                                 cwd=tmp, capture_output=True, text=True, timeout=300)
-            got = Path(tmp) / f"{PACKAGE}-{VERSION}.tgz"
-            if out.returncode != 0 or not got.exists():
-                raise AxeMissing(f"npm pack {PACKAGE}@{VERSION} failed: {out.stderr.strip()[-500:]}")
-            _verify(got.read_bytes(), got)
-            got.replace(path)  # whole or not at all: a cut download never sits in the cache
-    _verify(path.read_bytes(), path)
-    return path
+    return fetch_pinned(PACKAGE, VERSION, lambda data, where: _verify(data, where), AxeMissing)
 
 
 def script() -> str:
