@@ -6,8 +6,9 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import spans_downloads, user_tokenizers
+from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
+from app_pages.widgets import live_text
 from tokenizers import lab_jobs
 from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.jobs import JobError
@@ -137,7 +138,10 @@ st.dataframe(pd.DataFrame(summary).astype({"vocab size": "Int64",
 # -- one text, five segmentations --------------------------------------------------------------------
 st.subheader("Segmentation")
 st.session_state.setdefault(f"{K}segment", DEFAULT_TEXT)
-segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment", persist_state=KEEP)
+lone = clean_state_text(f"{K}segment")  # lone surrogates cannot reach the browser
+segment_text = live_text(f"{K}segment", label="Text to segment", height=90)
+if lone:
+    st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
 show_ws = st.toggle("Show whitespace", key=f"{K}ws", persist_state=KEEP, help="space ·  tab →  newline ↵")
 clean, _ = clean_text(segment_text)
 clean, size = limits.cut_text(clean, limits.SEGMENT_TEXT_BYTES)

@@ -186,7 +186,8 @@ def test_inside_keeps_its_options_and_its_link_reproduces_the_view():
     at.run()
     go(at, "inside")
     at.selectbox(key="inside_tok").set_value("gpt2").run()
-    at.text_area(key="inside_text").set_value("hello world").run()
+    at.session_state["inside_text"] = "hello world"
+    at.run()
     at.selectbox(key="inside_pick_gpt2").set_value(1).run()
     at.selectbox(key="inside_vcat").set_value(at.selectbox(key="inside_vcat").options[1]).run()
     vcat = at.selectbox(key="inside_vcat").value
@@ -194,7 +195,7 @@ def test_inside_keeps_its_options_and_its_link_reproduces_the_view():
     assert link == {"tokenizer": "gpt2", "text": "hello world", "token": "1"}
     away_and_back(at, "inside", elsewhere="quirks")
     assert at.selectbox(key="inside_tok").value == "gpt2"
-    assert at.text_area(key="inside_text").value == "hello world"
+    assert at.session_state["inside_text"] == "hello world"
     assert at.selectbox(key="inside_pick_gpt2").value == 1
     assert at.selectbox(key="inside_vcat").value == vcat
     fresh = app()
@@ -259,12 +260,13 @@ def test_quirks_keeps_its_options_its_cards_and_its_tab():
     card = CARDS[0].key
     at.multiselect(key="quirks_tokenizers").set_value(["gpt2"]).run()
     at.toggle(key="quirks_ws").set_value(True).run()
-    at.text_area(key=f"quirks_{card}_a").set_value("strawberry").run()
+    at.session_state[f"quirks_{card}_a"] = "strawberry"
+    at.run()
     at.toggle(key=f"quirks_{card}_two").set_value(True).run()
     away_and_back(at, "quirks")
     assert at.multiselect(key="quirks_tokenizers").value == ["gpt2"]
     assert at.toggle(key="quirks_ws").value is True
-    assert at.text_area(key=f"quirks_{card}_a").value == "strawberry"
+    assert at.session_state[f"quirks_{card}_a"] == "strawberry"
     assert at.toggle(key=f"quirks_{card}_two").value is True
     at.session_state["quirks_tab"] = "Rare long tokens"
     at.run()
@@ -339,7 +341,8 @@ def test_sentencepiece_lab_keeps_its_open_tab_and_what_is_typed_in_it():
     assert not at.exception and at.session_state["sp_model"] is not None
     at.session_state["sp_tab"] = "Encode"
     at.run()
-    at.text_area(key="sp_etext").set_value("kept across pages").run()
+    at.session_state["sp_etext"] = "kept across pages"
+    at.run()
     away_and_back(at, "sentencepiece_lab", elsewhere="languages")
     assert at.session_state["sp_tab"] == "Encode"
-    assert at.text_area(key="sp_etext").value == "kept across pages"
+    assert at.session_state["sp_etext"] == "kept across pages"
