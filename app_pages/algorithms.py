@@ -52,12 +52,15 @@ with st.expander("The five algorithms, in a sentence each"):
                                 "what it never saw": a.unknowns} for a in ALGORITHMS.values()]),
                  hide_index=True, key=f"{K}about")
 
+links.read("algorithms")  # a link (or a reload) opens the same form and text: app_pages/links.py
+
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab", persist_state=KEEP)
 vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
+links.write("algorithms")  # before training: the segmentation's text and toggle are in session state already
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
             "training all five stays within a few seconds.")

@@ -482,7 +482,9 @@ st.title("Quirks")
 st.caption("Why can't a model spell, reverse a string or add big numbers? Why does it stop at <|endoftext|>? "
            "Each card answers with a live example you can edit; the tabs after the gallery compute the evidence "
            "from the vocabularies themselves.")
+links.read("quirks")
 tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
+links.write("quirks")  # the settings as this run starts with them (the gallery's widgets are drawn in its tab)
 with tabs[0]:
     if tabs[0].open:
         st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())

@@ -386,6 +386,8 @@ st.title("SentencePiece Lab")
 st.caption("Train a SentencePiece model (BPE or unigram) with the settings that real models use, then look inside: "
            "the vocabulary's layout, byte fallback, merge trees, the unigram lattice and sampled segmentations.")
 
+links.read("sentencepiece_lab")  # a link (or a reload) opens the same form: app_pages/links.py
+
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, text_label="Text to train on (each line is a sentence)",
                        builtin_note="English only: Korean and emoji are characters it never saw.")
@@ -420,6 +422,7 @@ with st.expander("All options, with what each does and SentencePiece's default",
 
 split_long = st.checkbox("Split lines longer than max_sentence_length before training (SentencePiece skips them)",
                          key=f"{K}split_long", persist_state=KEEP)
+links.write("sentencepiece_lab")
 train_now = st.button("Train", type="primary", key=f"{K}train")
 if any([was_stopped(f"{K}stop"), was_stopped(f"{K}stop_twin")]):
     st.warning("Training stopped. The model trained before (if any) is kept.")

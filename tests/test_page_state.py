@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, goto
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "app_pages"
@@ -346,3 +346,74 @@ def test_sentencepiece_lab_keeps_its_open_tab_and_what_is_typed_in_it():
     away_and_back(at, "sentencepiece_lab", elsewhere="languages")
     assert at.session_state["sp_tab"] == "Encode"
     assert at.session_state["sp_etext"] == "kept across pages"
+
+
+# -- the other pages' links: a reload or a shared link opens the same form (issue 20) ------------------------
+def link_round_trip(page: str, settings: dict) -> tuple[dict, AppTest]:
+    """Set `settings` (session-state key -> value, as the widgets would), take the page's link, and open
+    that link in a new visit; (the link, the new visit)."""
+    at = app()
+    at.run()
+    goto(at, page)
+    for key, value in settings.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    link = dict(at.query_params)
+    fresh = app()
+    fresh.run()
+    goto(fresh, page, query=link)
+    assert not fresh.exception, fresh.exception
+    for key, value in settings.items():
+        assert fresh.session_state[key] == value, key
+    return link, fresh
+
+
+def test_the_bpe_lab_form_is_in_its_link():
+    link, fresh = link_round_trip("bpe_lab", {"lab_text": "my lecture's text 🙂", "lab_vocab": 300,
+                                              "lab_split": "Custom regex", "lab_regex": r"\w+",
+                                              "lab_specials": "<|x|>"})
+    assert link == {"text": "my lecture's text 🙂", "vocab": "300", "split": "custom", "regex": r"\w+",
+                    "specials": "<|x|>"}
+    assert fresh.text_area(key="lab_text").value == "my lecture's text 🙂"
+    assert fresh.number_input(key="lab_vocab").value == 300
+
+
+def test_the_bpe_lab_link_with_bad_values_keeps_the_defaults():
+    at = app()
+    at.run()
+    goto(at, "bpe_lab", query={"vocab": "99999", "split": "nonsense", "source": "x", "text": "<script>x</script>"})
+    assert not at.exception
+    assert at.number_input(key="lab_vocab").value == 276 and at.selectbox(key="lab_split").value == "GPT-4 pattern"
+    assert at.text_area(key="lab_text").value == "<script>x</script>"  # a text is a text
+
+
+def test_the_algorithms_form_and_segment_text_are_in_its_link():
+    link, _ = link_round_trip("algorithms", {"alg_source": "Paste", "alg_text": "low lower lowest", "alg_vocab": 300,
+                                             "alg_segment": "안녕 👨‍👩‍👧", "alg_ws": True})
+    assert link == {"source": "paste", "text": "low lower lowest", "vocab": "300", "segment": "안녕 👨‍👩‍👧",
+                    "ws": "1"}
+
+
+def test_the_sentencepiece_lab_form_is_in_its_link():
+    link, _ = link_round_trip("sentencepiece_lab", {"sp_source": "Paste", "sp_text": "a b c\nd e f",
+                                                    "sp_opt_model_type": "bpe", "sp_opt_vocab_size": 300,
+                                                    "sp_split_long": True})
+    assert link == {"source": "paste", "text": "a b c\nd e f", "model_type": "bpe", "vocab": "300",
+                    "split_long": "1"}
+
+
+def test_the_quirks_and_languages_settings_are_in_their_links():
+    link, _ = link_round_trip("quirks", {"quirks_tokenizers": ["gpt2", "o200k_base"], "quirks_ws": True})
+    assert link == {"tokenizers": "gpt2,o200k_base", "ws": "1"}
+    link, _ = link_round_trip("languages", {"languages_tokenizers": ["gpt2"], "languages_ref": "fra"})
+    assert link == {"tokenizers": "gpt2", "ref": "fra"}
+
+
+def test_a_page_drops_the_last_pages_link():
+    """A page writes its own link: Compare's parameters never stay on the BPE Lab's address."""
+    at = app()
+    at.run()
+    at.switch_page("app_pages/bpe_lab.py")
+    at.run()
+    assert "tokenizers" not in at.query_params and at.query_params["text"] == at.session_state["lab_text"]
