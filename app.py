@@ -4,8 +4,10 @@ import streamlit as st
 
 from app_pages.shared import clean_all_state_texts, notice_area
 from service import visits
+from ui.a11y import PAGE_CSS
 
 st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
+st.html(PAGE_CSS)  # contrast Streamlit's theme misses (ui/a11y.py)
 
 pg = st.navigation([
     st.Page("app_pages/compare.py", title="Compare", icon="🔍", default=True),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up for Token Lens: .venv/ at the repo root, pinned packages, vocabulary files (verified).
 #   bash setup.sh          runtime only
-#   bash setup.sh --test   runtime + test tools
+#   bash setup.sh --test   runtime + test tools (and axe-core from npm, for the browser tests)
 #   PYTHON=python3.12 bash setup.sh    with another Python (3.11 to 3.13)
 # Safe to run again: each step is a no-op when already done, and a .venv/ that is broken or was made
 # with another Python is made again.
@@ -50,3 +50,9 @@ REQ=requirements.txt
 # the C core (pre-tokenizer, BPE training and encoding): compiled once with the machine's C compiler;
 # without one, Token Lens runs its pure-Python twins (same results, slower) and says so here
 .venv/bin/python -m tokenizers.bpe.native.build
+# test tools only: axe-core (the accessibility audit of tests/e2e/test_a11y_browser.py) from npm, fetched
+# once with npm's own client and checked against its pinned sha256 and integrity; without npm it says so
+# and set-up goes on (the browser tests then skip loudly, or fail under E2E_REQUIRED=1)
+if [ "${1:-}" = "--test" ]; then
+  .venv/bin/python -m tests.e2e.axe
+fi

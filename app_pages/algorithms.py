@@ -196,6 +196,8 @@ def vocab_tab() -> None:
 
 def steps_tab() -> None:
     steppable = [n for n in trained if n != "unigram"]
+    if st.session_state.get(f"{K}steps_alg") not in steppable:  # opens on classic BPE, the one to step through
+        st.session_state[f"{K}steps_alg"] = "word_bpe" if "word_bpe" in steppable else (steppable or [None])[0]
     which = st.selectbox("Training of", steppable, format_func=title, key=f"{K}steps_alg", persist_state=KEEP)
     tok = models[which] if which else None
     if "unigram" in models:

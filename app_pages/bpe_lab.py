@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import links
-from app_pages.links import KEEP, LAB_SPLITS
+from app_pages.links import KEEP, LAB_SPLITS, LAB_TIES
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
@@ -32,6 +32,10 @@ TRAIN_TIMEOUT = 60.0              # seconds; training runs in a child process an
 STEP_TEXT_CHARS = 3_000           # how much of the training text the step view draws
 PAIR_VIEW_CHARS = 100_000         # pair counts per step are shown for corpora up to this size
 SPLITS = dict(zip(LAB_SPLITS, (GPT4_PATTERN, GPT2_PATTERN, None, "custom")))  # labels as the link names them
+# how a tie between equally frequent pairs is broken (BPETokenizer.train's `ties`; labels as the link names them)
+TIES = dict(zip(LAB_TIES, ("smallest", "first")))
+TIES_LABEL = {rule: label for label, rule in TIES.items()}
+TIES_SAID = {"smallest": "ties to the smallest pair", "first": "ties to the pair met first"}
 DEFAULT_TEXT = ("aaabdaaabac\n\nThe cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat, "
                 "and the cat sat and sat and sat.")
 
@@ -39,10 +43,12 @@ CLASSIC_TEXT, CLASSIC_VOCAB, CLASSIC_SPLIT = "aaabdaaabac", 259, "No split (the 
 
 
 def load_classic():
-    """One click: the text, size and split that turn aaabdaaabac into [258, 100, 258, 97, 99]."""
+    """One click: the text, size and split that turn aaabdaaabac into [258, 100, 258, 97, 99], with the
+    lecture's settings: ties to the pair met first (minbpe's rule) and no special token, so the
+    vocabulary is the 259 tokens the example names."""
     st.session_state.update({f"{K}source": "Paste", f"{K}text": CLASSIC_TEXT, f"{K}vocab": CLASSIC_VOCAB,
-                             f"{K}split": CLASSIC_SPLIT, f"{K}autotrain": True, f"{K}view": "Step by step",
-                             f"{K}step": 3})
+                             f"{K}split": CLASSIC_SPLIT, f"{K}ties": TIES_LABEL["first"], f"{K}specials": "",
+                             f"{K}autotrain": True, f"{K}view": "Step by step", f"{K}step": 3})
 
 
 st.title("BPE Lab")
@@ -70,6 +76,11 @@ if pattern == "custom":
         problem = str(e)
 specials_raw = c3.text_input("Special tokens (comma-separated)", "<|endoftext|>", key=f"{K}specials", persist_state=KEEP)
 specials = [s.strip() for s in specials_raw.split(",") if s.strip()]
+ties_label = st.radio("When two pairs are equally frequent, merge the", list(TIES), horizontal=True, key=f"{K}ties",
+                      persist_state=KEEP)
+ties = TIES[ties_label]
+st.caption("Why they differ: minbpe and the lecture merge the tied pair met first in the text, Hugging Face "
+           "tokenizers and rustbpe the smallest one.")
 links.write("bpe_lab")  # the form in the link
 
 if problem:
@@ -84,7 +95,8 @@ if len(corpus) > limit:
 b1, b2 = st.columns([1, 3], vertical_alignment="center")
 clicked = b1.button("Train", type="primary", disabled=bool(problem), key=f"{K}train")
 b2.button("Classic example: `aaabdaaabac` with 259 tokens, no split", key=f"{K}classic", on_click=load_classic,
-          help="Loads the worked example of the BPE literature (no split, 3 merges) and trains on it.")
+          help="Loads the worked example of the BPE literature (no split, 3 merges, ties to the pair met first as "
+               "in the lecture, no special token) and trains on it.")
 if was_stopped(f"{K}stop"):
     st.warning("Training stopped. The model trained before (if any) is kept.")
 if clicked or st.session_state.pop(f"{K}autotrain", False):
@@ -97,7 +109,8 @@ if clicked or st.session_state.pop(f"{K}autotrain", False):
     try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
         tok, report = run_with_stop(lab_jobs.train_bpe, text, int(vocab_size), pattern, specials, key=f"{K}stop",
                                     timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training",
-                                    small=lab_jobs.bpe_is_small(text, int(vocab_size)))  # the classic example
+                                    small=lab_jobs.bpe_is_small(text, int(vocab_size)),  # the classic example
+                                    ties=ties)
         st.session_state[f"{K}model"] = tok
         st.session_state[f"{K}report"] = report
         st.session_state[f"{K}trained_text"] = text
@@ -141,8 +154,9 @@ trained_here = report is not None  # a loaded model has merges but no training r
 if trained_here:
     st.success(f"Learned {report.merges:,} merges from {report.text_bytes:,} bytes "
                f"({report.unique_chunks:,} distinct chunks) in {duration(report.seconds)} "
-               f"({ENGINES.get(report.trainer, report.trainer)}). "
-               f"Vocabulary: {tok.vocab_size:,} tokens, including {len(tok.special_tokens)} special. "
+               f"({ENGINES.get(report.trainer, report.trainer)}, {TIES_SAID[report.ties]}). "
+               f"Vocabulary: {tok.vocab_size:,} tokens"
+               + (f", including {len(tok.special_tokens)} special. " if tok.special_tokens else ". ") +
                "It is now on the Compare page as **Lab BPE** for the rest of this visit.")
     if trained_text == CLASSIC_TEXT:
         st.markdown(f"`{CLASSIC_TEXT}` encodes to `{tok.encode(CLASSIC_TEXT, disallowed_special=())}`.")
@@ -213,7 +227,7 @@ def step_view():
     spans_downloads(f"{K}step_spans", {"lab": toks}, each={"lab": {"title": f"Lab BPE after {k:,} merges"}},
                     whitespace=True, names=names, highlight=highlight, file_stem=f"lab_bpe_{k}_merges")
     if len(trained_text) <= PAIR_VIEW_CHARS and k < n:
-        top = tok.pair_counts_at(trained_text, k)
+        top = tok.pair_counts_at(trained_text, k, ties=report.ties)
         st.markdown("**Most frequent pairs now** — the trainer merges the top one next")
         rows = pair_rows(tok, top, tok.history[k].pair)
         if names:

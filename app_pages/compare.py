@@ -6,6 +6,7 @@ tokenizing, one column per tokenizer (`draw_column`), the counts and downloads, 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pandas as pd
@@ -24,14 +25,12 @@ from ui import analysis, export, paging
 from service import limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
-from ui.figures import plotly_text
+from ui.figures import color_of, plotly_text
 from ui.formatting import escape_markdown, hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
 from ui.trees import render_tree
 
-SAFE_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255",
-               "#661100", "#6699CC", "#888888"] * 4  # a color-blind-safe qualitative set (Tol's)
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = links.TEXT_LIMIT
 K = "compare_"            # widget key prefix
@@ -230,8 +229,10 @@ def tokenize_all(tokenizers: dict, txt: str, parse: bool, area) -> dict:
 def pinned_token(results: dict, clean: str, clean_b: str) -> tuple | None:
     """A click on a token (this run's pick, or the one pinned before): (tokenizer, "a"|"b", position,
     hash of its text), or None when the text or the tokenizers changed since."""
-    pick = token_clicks(f"{K}clicks", prefix="compare:")
-    if pick:
+    pick = token_clicks(f"{K}clicks", prefix="compare:", unpin=True)
+    if pick and pick["pos"] is None:  # Escape on a token
+        st.session_state.pop(f"{K}pinned", None)
+    elif pick:
         owner = pick["owner"].split(":")
         which = owner[2] if len(owner) > 2 else "a"
         st.session_state[f"{K}pinned"] = (owner[1], which, pick["pos"], hash(clean if which == "a" else clean_b))
@@ -301,8 +302,10 @@ def pinned_panel(s: Shown, name: str, toks, pos: int, txt: str) -> None:
 def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_slice: tuple[int, int]) -> None:
     """One tokenizer's header and its tokens in the chosen view, for this page of the text."""
     inp, tok = s.inputs, s.tokenizers[name]
+    # what a model trained by this app is (Custom BPE: which text, how many tokens); vendors' titles say it
+    note = REGISTRY[name].about if name in REGISTRY and tok.capabilities.training_history else ""
     st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
-                          len(toks), len(txt), len(txt.encode("utf-8"))))
+                          len(toks), len(txt), len(txt.encode("utf-8")), note=note))
     lo, hi = paging.char_window(toks, *page_slice)
     shown = token_window(toks, lo, hi)
     if not shown:
@@ -318,7 +321,8 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
                     span_model(txt, shown, whitespace=inp.show_ws, alternating=inp.alternating, marks=marks,
                                rank_of=tok.merge_rank, flip_tips=k == 1 and not inp.present,
                                owner=f"compare:{name}:{which}", start=lo, pinned=s.pinned[2] if here else None,
-                               font_size=inp.font))
+                               font_size=inp.font,
+                               label=f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"))
         if here and lo <= s.pinned[2] < hi:
             pinned_panel(s, name, toks, s.pinned[2], txt)
     elif inp.view == "Text with boundaries":
@@ -380,17 +384,30 @@ def columns(s: Shown) -> None:
                     draw_column(s, name, toks, clean, k, "a", window)
     if s.inputs.view == "Text with boundaries":
         st.caption("The text as your browser shapes it (Arabic and Hebrew right to left and joined, Devanagari "
-                   "conjuncts and emoji sequences whole), with a thin mark at each token boundary; a dotted "
-                   "underline marks a character that tokens split inside.")
+                   "conjuncts and emoji sequences whole), with a tick above and below the line at each token "
+                   "boundary, so no mark covers a letter; a dotted underline marks a character that tokens split "
+                   "inside.")
 
 
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
+def counts_reference(results: dict) -> str:
+    """The tokenizer the counts' ratios are relative to: the visitor's pick (in the link as vs=),
+    cl100k_base by default, the first one shown when the pick is not shown."""
+    options = list(results)
+    if st.session_state.get(f"{K}vs") not in options:
+        st.session_state[f"{K}vs"] = links.COUNTS_REFERENCE if links.COUNTS_REFERENCE in options else options[0]
+    return st.columns([1, 2])[0].selectbox(
+        "Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
+        help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
+
+
 def counts_and_downloads(s: Shown) -> None:
     """The counts table (A and B side by side in two-text mode), a chart of one metric, and the tokens
     as CSV or JSON, the spans as SVG or HTML for slides."""
     clean, results, results_b = s.clean, s.results, s.results_b
     st.subheader("Counts")
-    stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results})
+    reference = counts_reference(results) if not (s.inputs.ab and results_b) else None
+    stats_rows = analysis.stats_rows(clean, results, {n: title_of(n) for n in results}, reference)
     if s.inputs.ab and results_b:
         rows_b = {r["tokenizer"]: r for r in analysis.stats_rows(s.clean_b, results_b,
                                                                   {n: title_of(n) for n in results_b})}
@@ -404,10 +421,10 @@ def counts_and_downloads(s: Shown) -> None:
         st.html(render_counts(stats_rows))
     stats = pd.DataFrame(stats_rows)
     metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
-                                    "tokens vs first"], key=f"{K}metric", persist_state=KEEP)
+                                    "tokens vs reference"], key=f"{K}metric", persist_state=KEEP)
     # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
     fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
-                           marker_color=SAFE_COLORS[:len(stats)]))
+                           marker_color=[color_of(n) for n in results]))
     fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
                       xaxis_title="tokenizer", yaxis_title=metric)
     st.plotly_chart(fig, key=f"{K}chart")
@@ -422,18 +439,28 @@ def counts_and_downloads(s: Shown) -> None:
     e2.download_button("Download tokens (JSON)",
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
                        "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
-    # the spans for slides, as on screen (whitespace marks, colours, the boundaries that differ)
-    texts = {"a": results, "b": results_b} if s.inputs.ab and results_b else {"": results}
-    key = {(n, w): f"{n}:{w}" if w else n for w in texts for n in results}
-    spans = {key[n, w]: got[n] for n in results for w, got in texts.items()}
+    spans_for_slides(s)
 
-    def each() -> dict[str, dict]:  # built only when clicked
-        return {key[n, w]: {**({"title": f"{title_of(n)} · {w.upper()}"} if w else {}),
-                            **({"marks": analysis.differing_starts(got[n], got[s.ref])}
-                               if s.diff_on and n != s.ref else {})}
-                for n in results for w, got in texts.items()}
 
-    spans_downloads(f"{K}spans", spans, each=each, whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
+def spans_for_slides(s: Shown) -> None:
+    """The spans download, as on screen: every tokenizer's A (and B), with the boundaries that differ."""
+    texts = {"a": s.results, "b": s.results_b} if s.inputs.ab and s.results_b else {"": s.results}
+    spans = {entry_key(n, w): got[n] for n in s.results for w, got in texts.items()}
+    spans_downloads(f"{K}spans", spans, each=functools.partial(download_entries, s, texts),
+                    whitespace=s.inputs.show_ws, alternating=s.inputs.alternating)
+
+
+def entry_key(name: str, which: str) -> str:
+    return f"{name}:{which}" if which else name
+
+
+def download_entries(s: Shown, texts: dict) -> dict[str, dict]:
+    """Each download entry's heading and diff marks (built when a download is clicked), as on screen:
+    the marks on text A (draw_column)."""
+    return {entry_key(n, w): {**({"title": f"{title_of(n)} · {w.upper()}"} if w else {}),
+                              **({"marks": analysis.differing_starts(got[n], got[s.ref])}
+                                 if s.diff_on and n != s.ref and w != "b" else {})}
+            for n in s.results for w, got in texts.items()}
 
 
 def decoder(tokenizers: dict) -> None:

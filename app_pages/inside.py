@@ -114,7 +114,8 @@ elif shown:
 else:
     st.info("Type some text, or switch on *Type a token id instead*.")
 if shown:
-    st.html(render_spans(clean, shown, rank_of=tok.merge_rank, owner=f"inside:{name}", pinned=k))
+    st.html(render_spans(clean, shown, rank_of=tok.merge_rank, owner=f"inside:{name}", pinned=k,
+                         label=f"{title_of(name)}: tokens"))
     spans_downloads(f"{K}spans", {name: toks}, pinned=k, file_stem="inside_spans")
 
 links.write("inside", tokenizer=name, text=clean, id=token_id if by_id else None,

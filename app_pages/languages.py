@@ -20,7 +20,7 @@ from tokenizers.analysis.metrics import (CorpusCounts, language_counts, language
 from tokenizers.analysis.parallel import LANGUAGES, PROGRAMS, as_tsv, language_texts, program_texts
 from ui.explain import METRIC_NOTES
 from ui.export import frame_csv
-from ui.figures import SERIES_COLORS, grouped_bars, metric_panels, table_heatmap
+from ui.figures import color_of, grouped_bars, metric_panels, table_heatmap
 from ui.formatting import escape_markdown
 from service import uploads
 
@@ -82,8 +82,8 @@ def draw_results(df: pd.DataFrame, labels: dict[str, str], reference: str, key: 
     if order != "as listed":
         table = table.sort_values(table.columns[0], ascending=False)
     table.index = [labels.get(i, i) for i in table.index]
-    st.plotly_chart(grouped_bars(table, metric_label, reference_line=1.0 if metric == "premium" else None),
-                    key=f"{key}_bars")
+    st.plotly_chart(grouped_bars(table, metric_label, reference_line=1.0 if metric == "premium" else None,
+                                 colors=[color_of(n) for n in df[metric].columns]), key=f"{key}_bars")
     st.markdown(f"**Token premium** (tokens ÷ tokens of {escape_markdown(labels.get(reference, reference))}), "
                 "languages × tokenizers")
     heat = df["premium"].rename(columns=titles)
@@ -106,7 +106,8 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
     notes = {c: label for c, label, _, _ in METRIC_NOTES}
     total = total.rename(index=titles)
     st.markdown(f"**All {len(next(iter(counts.values())))} texts together**, each encoded on its own")
-    st.plotly_chart(metric_panels(total, {c: notes[c] for c in total.columns if c != "words"}), key=f"{key}_panels")
+    st.plotly_chart(metric_panels(total, {c: notes[c] for c in total.columns if c != "words"},
+                                  colors=[color_of(n) for n in counts]), key=f"{key}_panels")
     short = {"continued_words": "continued", "bytes_per_token": "bytes/token", "chars_per_token": "chars/token",
              "fallback_rate": "fallback", "renyi_efficiency": "Rényi eff."}
     st.dataframe(total.round(4), key=f"{key}_mtable", column_config={
@@ -124,7 +125,7 @@ def draw_metrics(measured: Measured, labels: dict[str, str], reference: str, key
     wide = wide.loc[list(next(iter(counts.values()))), list(counts)].rename(columns=titles)
     wide.index = [labels.get(i, i) for i in wide.index]
     st.plotly_chart(grouped_bars(wide, notes[metric], reference_line=1.0 if metric == "premium" else None,
-                                 colors=SERIES_COLORS), key=f"{key}_lbars")
+                                 colors=[color_of(n) for n in counts]), key=f"{key}_lbars")
     with st.expander("Every metric by language and tokenizer"):
         st.dataframe(by_lang.rename(index=titles, level="tokenizer").round(4), key=f"{key}_ltable")
         st.download_button("Download (CSV)", frame_csv(by_lang, digits=4), file_name.replace(".csv", "_by_language.csv"),

@@ -229,6 +229,7 @@ VIEWS = ["Spans", "Text with boundaries", "IDs", "Table"]
 VIEW_ALIASES = {"Boundaries": "Text with boundaries"}
 FONT_SIZES = {"S": "0.85rem", "M": "0.95rem", "L": "1.25rem", "XL": "1.6rem"}
 MODES = ("Paste", "Chat")
+COUNTS_REFERENCE = "cl100k_base"  # the counts' ratios are to it unless the visitor picks another
 
 
 def _compare() -> Link:
@@ -248,6 +249,7 @@ def _compare() -> Link:
         Setting("present", f"{k}present", Flag(), False, write="changed"),
         Setting("font", f"{k}font", Choice(tuple(FONT_SIZES)), "M", write="changed"),
         Setting("ab", f"{k}ab", Flag(), False, write="changed"),
+        Setting("vs", f"{k}vs", Names(single=True), COUNTS_REFERENCE, write="changed"),  # the counts' ratios
         Setting("text", f"{k}text", Text()),
         Setting("text_b", f"{k}text_b", Text(), write=lambda s: s.get(f"{k}ab", False)),
         Setting("mode", f"{k}mode", mode, MODES[0], write="changed"),
@@ -290,6 +292,7 @@ def _vocab_diff() -> Link:
 
 # -- the labs and the other pages: their forms, so a reload or a shared link opens the same form ---------------
 LAB_SPLITS = ("GPT-4 pattern", "GPT-2 pattern", "No split (the plain algorithm)", "Custom regex")  # the BPE Lab's
+LAB_TIES = ("Smallest pair (Hugging Face, rustbpe)", "Met first in the text (minbpe, the lecture)")  # its tie rules
 
 
 def _training_text(k: str, first: str) -> tuple[Setting, ...]:
@@ -315,6 +318,8 @@ def _bpe_lab() -> Link:
         Setting("split", f"{k}split", split, LAB_SPLITS[0], write="changed"),
         Setting("regex", f"{k}regex", Text(500), write=lambda s: s.get(f"{k}split") == LAB_SPLITS[3]),
         Setting("specials", f"{k}specials", Text(500), "<|endoftext|>", write="changed"),
+        Setting("ties", f"{k}ties", Choice(LAB_TIES, values=dict(zip(("smallest", "first"), LAB_TIES))), LAB_TIES[0],
+                write="changed"),
     ))
 
 

@@ -96,16 +96,13 @@ def load_preset(card: Card) -> None:
 
 
 def extra_table(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
-    if card.extra == "variants":
-        rows = []
-        for n in names:
-            row = {"tokenizer": title_of(n)}
-            for v in card.variants:
-                ids = tokens_of(n, toks[n], v).ids
-                row[v] = " ".join(label_of(toks[n], i) for i in ids) + "  —  " + " ".join(map(str, ids))
-            rows.append(row)
-        st.markdown("**The four spellings, token by token** (pieces, then their ids)")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_variants")
+    if card.extra == "variants":  # a row per tokenizer and spelling: a column per spelling ran off the card
+        rows = [{"tokenizer": title_of(n), "text": v, "tokens": len(ids),
+                 "pieces": " ".join(label_of(toks[n], i) for i in ids), "ids": " ".join(map(str, ids))}
+                for n in names for v in card.variants for ids in [tokens_of(n, toks[n], v).ids]]
+        st.markdown("**The four spellings, token by token**")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}{card.key}_variants",
+                     height=35 * len(rows) + 38 if len(rows) <= 20 else "auto")
     elif card.extra == "formats":
         rows = [{"format": f, "characters": len(t), **{title_of(n): len(tokens_of(n, toks[n], t)) for n in names}}
                 for f, t in FORMATS.items()]
@@ -192,7 +189,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
             st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{k}_table", column_config={
                 "could continue it": st.column_config.NumberColumn(
                     help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
-                "most common": st.column_config.TextColumn(width="large")})
+                "most common": st.column_config.TextColumn(width="medium")})
         with st.container(horizontal=True):
             link_button("Open on Compare", text, names, f"{k}_open_a")
             if h is not None:
@@ -294,17 +291,20 @@ def audit_of(name: str, tok: Tokenizer) -> dict:
     return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
 
 
-def _numbers(tok: Tokenizer) -> tuple[list[int], list[str]]:
+def _numbers(tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
+    """(tokens per number 0–9999, how each was cut, the all-digit tokens): the Numbers tab's evidence.
+    The all-digit tokens come from a scan of the vocabulary, not the whole audit (issue 20: Qwen's and
+    DeepSeek's audits made the tab's first view take 20 s)."""
     ids = vocab_audit.number_tokens(tok)
-    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids]
+    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids], vocab_audit.digit_tokens(tok)
 
 
 @st.cache_data(max_entries=16, show_spinner="Tokenizing the numbers 0–9999…")
-def registry_numbers(name: str) -> tuple[list[int], list[str]]:
+def registry_numbers(name: str) -> tuple[list[int], list[str], list[int]]:
     return _numbers(load_tokenizer(name))
 
 
-def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str]]:
+def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
     return registry_numbers(name) if name in REGISTRY else per_visit("numbers", name, tok, lambda: _numbers(tok))
 
 
@@ -340,8 +340,7 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
         "place value is always visible. A model doing arithmetic works on these pieces, not on digits.")
     rows = []
     for name in names:
-        counts, _ = numbers_of(name, toks[name])
-        digits = audit_of(name, toks[name])["all_digit"]
+        counts, _, digits = numbers_of(name, toks[name])
         longest = max((len(toks[name].token_bytes(i)) for i in digits), default=0)
         row = {"tokenizer": title_of(name), "all-digit tokens": len(digits), "longest all-digit token": longest,
                "mean tokens per number": round(sum(counts) / len(counts), 3)}
@@ -352,11 +351,14 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}numbers_table")
     st.caption("All-digit tokens: tokens whose bytes are only ASCII digits 0–9. The count columns say how many of "
                "the 10,000 numbers take that many tokens.")
+    most = max(max(numbers_of(n, toks[n])[0], default=1) for n in names)
+    st.markdown(f"**One color scale for every map**: the same color is the same number of tokens in each, from "
+                f"1 to {most} (the most any of these tokenizers takes for one number).")
     for row in range(0, len(names), 2):
         cols = st.columns(2)
         for j, name in enumerate(names[row:row + 2]):
-            counts, splits = numbers_of(name, toks[name])
-            cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name)), key=f"{K}heat_{name}")
+            counts, splits, _ = numbers_of(name, toks[name])
+            cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name), most=most), key=f"{K}heat_{name}")
 
 
 AUDIT_LISTS = {"Unreachable": "unreachable", "Partial UTF-8": "partial_utf8", "All-digit": "all_digit",

@@ -19,9 +19,10 @@ from tokenizers.core.text import clean_text
 from tokenizers.user_files import UserFileError, load_user_file
 from service import limits
 from service.visits import visitor_key
-from ui.figures import layout_figure, lattice_figure, sample_figure, tree_figure
+from ui.figures import layout_figure, lattice_figure, sample_figure
 from ui.formatting import duration, escape_markdown, md_code
 from ui.spans import render_spans
+from ui.trees import render_tree
 from ui.tables import CATEGORIES, SP_KINDS, lattice_rows, nbest_rows, piece_rows, sample_rows, sp_vocab_rows
 
 K = "sp_"
@@ -268,7 +269,7 @@ def merge_tree_tab(tok, report, trained) -> None:
             if tok.merge_parents(target) is None:
                 st.info("A base piece: a single character, a byte or a control piece, where every merge tree ends.")
             else:
-                st.plotly_chart(tree_figure(tok, target), key=f"{K}tree")
+                st.html(render_tree(tok, target))  # Inside's tree: boxes fit their labels, dark theme too
                 st.caption("Leaves are single characters; each box joins the two below it. SentencePiece keeps "
                            "scores, not merges: the parents are the last merge its own rule makes when it encodes the "
                            "piece alone (join the adjacent pair whose result scores highest).")

@@ -106,12 +106,17 @@ def bump(key: str) -> None:
     st.session_state[f"{key}_rev"] = st.session_state.get(f"{key}_rev", 0) + 1
 
 
-def token_clicks(key: str, prefix: str) -> dict | None:
+def token_clicks(key: str, prefix: str, *, unpin: bool = False) -> dict | None:
     """{"owner", "pos"} on the run after a click on a token of spans rendered with an owner that
-    starts with `prefix`, else None."""
-    result = _token_clicks(key=key, data={"prefix": prefix}, on_pick_change=_noop, height=0)
+    starts with `prefix` (or Enter or Space on the focused token), else None. With `unpin`, Escape on
+    a token asks to unpin: {"owner", "pos": None}. The keyboard is ui/web/token_clicks.js's."""
+    result = _token_clicks(key=key, data={"prefix": prefix, "unpin": unpin}, on_pick_change=_noop, height=0)
     pick = result.get("pick")
-    return pick if isinstance(pick, dict) and isinstance(pick.get("pos"), int) else None
+    if not isinstance(pick, dict) or not isinstance(pick.get("owner"), str):
+        return None
+    if isinstance(pick.get("pos"), int) or (unpin and pick.get("pos") is None):
+        return {"owner": pick["owner"], "pos": pick.get("pos")}
+    return None
 
 
 def lab_player(key: str, data: dict, *, on_tick, on_restart) -> None:
@@ -131,7 +136,8 @@ def utf16_offsets(text: str, char_offsets) -> list[int]:
 
 
 def boundaries_view(key: str, text: str, tokens, *, font_size: str | None = None) -> None:
-    """The text shaped as a browser shapes it, with a thin mark at each token boundary."""
+    """The text shaped as a browser shapes it, with a tick above and below the line at each token
+    boundary (never over a letter)."""
     segs = segments(text, tokens)
     if not segs:
         return

@@ -117,6 +117,12 @@ def test_sennrichs_example_step_by_step():
     assert any("Frequency alone would have merged" in c.value for c in at.caption)
 
 
+def test_training_steps_open_on_classic_bpe():
+    at = open_tab(train_on(page(), SENNRICH, 20), "Training steps")
+    assert at.selectbox(key=f"{K}steps_alg").value == "word_bpe"
+    assert any("Step **1** of 8 merged **e** + **s** → **es**" in m.value for m in at.markdown)
+
+
 @pytest.mark.slow
 def test_vocabulary_and_curve_tabs():
     at = train_on(page(), vocab=300, builtin=20_000)

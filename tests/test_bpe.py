@@ -8,8 +8,16 @@ from hypothesis import strategies as st
 from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
 from tokenizers.bpe.reference import get_stats, merge
 from tokenizers.core.corpus import stdlib_docstrings
+from lecture import LECTURE_MERGES, LECTURE_TEXT, LECTURE_TOKENS_AFTER, LECTURE_VOCAB, minbpe_merges
 
 TRAINERS = ["reference", "python", "fast"]
+EVERY_TRAINER = ["reference", "python", "native"]  # native: the C core, skipped where it is not built
+TIES = ("smallest", "first")  # BPETokenizer.train's tie rules (tokenizers.bpe.reference.TIES)
+
+
+def _need(trainer, request):
+    if trainer == "native":
+        request.getfixturevalue("need_native")
 
 
 def test_helpers_by_hand():
@@ -39,31 +47,113 @@ def test_aaab_first_merge(trainer):
     assert list(tok.merges) == [(97, 97)]
 
 
-def _merges(text, vocab, pattern, trainer):
+# -- ties: issue 20 (4), the lecture's merge list ------------------------------------------------------
+
+def test_the_lecture_vector_is_what_minbpe_computes():
+    assert (len(LECTURE_TEXT), len(LECTURE_TEXT.encode("utf-8"))) == (533, 616)
+    assert minbpe_merges(LECTURE_TEXT, LECTURE_VOCAB) == (LECTURE_MERGES, LECTURE_TOKENS_AFTER)
+
+
+@pytest.mark.parametrize("trainer", EVERY_TRAINER)
+def test_lecture_merges_in_order_with_ties_first(trainer, request):
+    _need(trainer, request)
+    tok = BPETokenizer("none")
+    report = tok.train(LECTURE_TEXT, LECTURE_VOCAB, trainer=trainer, ties="first")
+    assert [(r.pair, r.count) for r in tok.history] == LECTURE_MERGES
+    assert list(tok.merges.values()) == list(range(256, 276))
+    assert report.text_bytes == 616 and tok.history[-1].tokens_after == LECTURE_TOKENS_AFTER == 451
+    assert len(tok.encode(LECTURE_TEXT)) == 451
+    assert report.ties == "first" and report.trainer == trainer
+
+
+@pytest.mark.parametrize("trainer", EVERY_TRAINER)
+def test_lecture_text_with_ties_smallest_parts_from_merge_3(trainer, request):
+    """The default rule (Hugging Face's, rustbpe's) agrees on the counts but not the order: merges 3 and 4
+    both occur 12 times, and the smaller pair (105, 110) goes first."""
+    _need(trainer, request)
+    tok = BPETokenizer("none")
+    report = tok.train(LECTURE_TEXT, LECTURE_VOCAB, trainer=trainer)
+    pairs = [r.pair for r in tok.history]
+    assert pairs[:4] == [(101, 32), (240, 159), (105, 110), (226, 128)]
+    assert [r.count for r in tok.history] == [c for _, c in LECTURE_MERGES]
+    assert tok.history[-1].tokens_after == 451 and report.ties == "smallest"
+
+
+@pytest.mark.parametrize("trainer", EVERY_TRAINER)
+def test_classic_example_under_each_tie_rule(trainer, request):
+    """After aa -> Z, (Z, a) and (a, b) both occur twice: Z a comes first in the text, (a, b) is smaller.
+    Either way the text ends as X d X a c, [258, 100, 258, 97, 99]."""
+    _need(trainer, request)
+    for ties, merges in [("first", [(97, 97), (256, 97), (257, 98)]), ("smallest", [(97, 97), (97, 98), (256, 257)])]:
+        tok = BPETokenizer("none")
+        tok.train("aaabdaaabac", 259, trainer=trainer, ties=ties)
+        assert list(tok.merges) == merges
+        assert tok.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
+
+
+def test_ties_first_follows_chunk_order_not_pair_order():
+    """With a split, "first" means the first chunk in the text that holds the pair, however often each
+    chunk repeats: (c, d) ties with (a, b) and comes first."""
+    for trainer in ("reference", "python", "fast"):
+        tok = BPETokenizer(r"\S+|\s+")
+        tok.train("cd ab ab cd", 257, trainer=trainer, ties="first")
+        assert list(tok.merges) == [(99, 100)]
+        tok = BPETokenizer(r"\S+|\s+")
+        tok.train("cd ab ab cd", 257, trainer=trainer, ties="smallest")
+        assert list(tok.merges) == [(97, 98)]
+
+
+def test_an_unknown_tie_rule_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="'smallest', 'first'"):
+        BPETokenizer("none").train("aaab", 257, ties="largest")
+    with pytest.raises(ValueError, match="ties must be"):
+        BPETokenizer("none").train("aaab", 257, trainer="reference", ties="")
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_pair_counts_follow_the_tie_rule(ties):
+    """The Lab's step view marks the top pair as "merged next": under either rule it is merge k."""
+    tok = BPETokenizer("none")
+    tok.train(LECTURE_TEXT, LECTURE_VOCAB, ties=ties)
+    for k, record in enumerate(tok.history):
+        assert tok.pair_counts_at(LECTURE_TEXT, k, ties=ties)[0] == (record.pair, record.count)
+
+
+def test_a_model_trained_with_ties_first_saves_and_loads(tmp_path):
+    tok = BPETokenizer("none")
+    tok.train(LECTURE_TEXT, LECTURE_VOCAB, ties="first")
+    model, _ = tok.save(tmp_path / "lecture")
+    back = BPETokenizer.load(model)
+    assert list(back.merges.items()) == list(tok.merges.items())
+    assert back.encode(LECTURE_TEXT) == tok.encode(LECTURE_TEXT)
+
+
+def _merges(text, vocab, pattern, trainer, ties="smallest"):
     tok = BPETokenizer(pattern)
-    tok.train(text, vocab, trainer=trainer)
+    tok.train(text, vocab, trainer=trainer, ties=ties)
     return list(tok.merges.items()), [tuple(r) for r in tok.history]
 
 
+@pytest.mark.parametrize("ties", TIES)
 @pytest.mark.parametrize("pattern", ["none", "gpt2", "gpt4"])
-def test_fast_equals_reference_on_real_text(pattern):
+def test_fast_equals_reference_on_real_text(pattern, ties):
     # "python" is the pure-Python fast trainer; "fast" is the C core when built (else "python")
     text = stdlib_docstrings(30_000)
-    ref = _merges(text, 600, pattern, "reference")
-    assert _merges(text, 600, pattern, "python") == ref
-    assert _merges(text, 600, pattern, "fast") == ref
+    ref = _merges(text, 600, pattern, "reference", ties)
+    assert _merges(text, 600, pattern, "python", ties) == ref
+    assert _merges(text, 600, pattern, "fast", ties) == ref
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(alphabet=st.sampled_from("aab ba\n🙂é"), max_size=120) |
        st.text(max_size=60),
-       vocab=st.integers(256, 300), pattern=st.sampled_from(["none", "gpt2", "gpt4"]))
-def test_fast_equals_reference_fuzzed(text, vocab, pattern):
+       vocab=st.integers(256, 300), pattern=st.sampled_from(["none", "gpt2", "gpt4"]), ties=st.sampled_from(TIES))
+def test_fast_equals_reference_fuzzed(text, vocab, pattern, ties):
     if not text:
         return
-    ref = _merges(text, vocab, pattern, "reference")
-    assert _merges(text, vocab, pattern, "python") == ref
-    assert _merges(text, vocab, pattern, "fast") == ref
+    ref = _merges(text, vocab, pattern, "reference", ties)
+    assert _merges(text, vocab, pattern, "python", ties) == ref
+    assert _merges(text, vocab, pattern, "fast", ties) == ref
 
 
 def test_training_text_reencodes_to_recorded_count():

@@ -254,3 +254,62 @@ def test_lab_model_on_compare_offers_its_download():
     assert not at.exception
     assert "only in this visit" in texts(at)
     assert "lab_bpe.model" in [b.proto.label for b in at.get("download_button")]
+
+
+# -- issue 20 (4): the tie rule, and the lecture's numbers ---------------------------------------------------
+FIRST = "Met first in the text (minbpe, the lecture)"
+SMALLEST = "Smallest pair (Hugging Face, rustbpe)"
+
+
+def test_the_classic_example_says_259_and_follows_the_lecture():
+    """The lecture's vocabulary is 256 bytes + 3 merges = 259: the example adds no <|endoftext|> (the
+    field's default made it 260), and breaks ties as the lecture (minbpe) does."""
+    at = lab_app()
+    at.button(key="lab_classic").click().run()
+    assert not at.exception
+    said = texts(at)
+    assert "Vocabulary: 259 tokens." in said and "260" not in said
+    assert "ties to the pair met first" in said
+    assert at.radio(key="lab_ties").value == FIRST and at.text_input(key="lab_specials").value == ""
+    tok, report = at.session_state["lab_model"], at.session_state["lab_report"]
+    assert list(tok.merges) == [(97, 97), (256, 97), (257, 98)] and report.ties == "first"
+    assert tok.vocab_size == 259 and not tok.special_tokens
+    at.slider(key="lab_step").set_value(1).run()  # after merge 1 the table marks the next one, by this rule
+    pairs = at.dataframe[0].value
+    assert (pairs.iloc[0]["pair ids"], pairs.iloc[0][""]) == ("256, 97", "◀ merged next")
+
+
+def test_the_lab_reproduces_the_lecture_merge_list():
+    from lecture import LECTURE_MERGES, LECTURE_TEXT
+
+    at = lab_app()
+    at.radio(key="lab_ties").set_value(FIRST)
+    at = train(at, LECTURE_TEXT, 276, "No split (the plain algorithm)")
+    tok = at.session_state["lab_model"]
+    assert [(r.pair, r.count) for r in tok.history] == LECTURE_MERGES
+    at.segmented_control(key="lab_view").set_value("Compression").run()
+    assert any("616 bytes → 451 tokens after 20 merges" in c.value for c in at.caption)
+    # the other rule, on the same text: the same counts, merges 3 and 4 the other way round
+    at.segmented_control(key="lab_view").set_value("Merges").run()
+    at.radio(key="lab_ties").set_value(SMALLEST)
+    at = train(at)
+    assert [r.pair for r in at.session_state["lab_model"].history][2:4] == [(105, 110), (226, 128)]
+    assert "ties to the smallest pair" in texts(at)
+
+
+def test_the_tie_rule_is_kept_when_the_visitor_leaves_and_returns():
+    at = lab_app()
+    at.radio(key="lab_ties").set_value(FIRST).run()
+    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("app_pages/bpe_lab.py").run()
+    assert not at.exception and at.radio(key="lab_ties").value == FIRST
+    at.button(key="lab_train").click().run()
+    assert at.session_state["lab_report"].ties == "first"
+
+
+def test_the_tie_rule_reaches_the_training_job():
+    from tokenizers import jobs, lab_jobs
+
+    tok, report = jobs.run(lab_jobs.train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
+                           ties="first")
+    assert list(tok.merges) == [(97, 97), (256, 97), (257, 98)] and report.ties == "first"

@@ -322,6 +322,37 @@ def test_two_texts_side_by_side():
     assert at.query_params["ab"] == "1" and at.query_params["text_b"] == "héllo wörld, hello world"
 
 
+def counts_row(at, title: str) -> str:
+    counts = [b for b in html_bodies(at) if 'class="tl-counts"' in b][0]
+    return counts.split(f'data-label="tokenizer">{title}</td>')[1].split("</tr>")[0]
+
+
+def test_counts_ratios_are_to_cl100k_by_default_and_to_the_reference_picked():
+    text = "Tokenization isn't magic: 1234567 + 89 = ?"
+    n = {name: len(get_tokenizer(name).encode(text)) for name in default_tokenizers()}
+    at = app(text=text)  # the defaults: Custom BPE first
+    assert at.selectbox(key=f"{K}vs").value == "cl100k_base"
+    for name in default_tokenizers():
+        ratio = f"{n[name] / n['cl100k_base']:,.3f}".rstrip("0").rstrip(".")
+        assert f'data-label="tokens vs reference">{ratio}<' in counts_row(at, get_tokenizer(name).title)
+    assert "vs" not in at.query_params  # the default is not written
+    rerun(at, **{f"{K}vs": "gpt2"})
+    assert f'data-label="tokens vs reference">1<' in counts_row(at, "GPT-2")
+    assert at.query_params["vs"] == "gpt2"
+    again = app(text=text, vs="gpt2")  # the link reproduces it
+    assert again.selectbox(key=f"{K}vs").value == "gpt2"
+    # without cl100k_base, the first tokenizer shown
+    assert app(text=text, tokenizers="gpt2,mistral_sp").selectbox(key=f"{K}vs").value == "gpt2"
+
+
+def test_custom_bpe_header_says_what_it_is():
+    at = app(text="hello world")
+    [head] = [b for b in html_bodies(at) if 'data-tokenizer="custom_bpe"' in b and "tl-head" in b]
+    assert "own small BPE, trained at first use on Python standard-library docstrings: 2,048 tokens" in head
+    [gpt2] = [b for b in html_bodies(at) if 'data-tokenizer="gpt2"' in b and "tl-head" in b]
+    assert "tl-head-note" not in gpt2
+
+
 def test_text_with_boundaries_sends_cuts_in_javascript_offsets():
     text = "a😀b مرحبا"
     at = app(tokenizers="cl100k_base", view="Text with boundaries", text=text)

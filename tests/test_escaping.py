@@ -18,7 +18,9 @@ from tokenizers import BPETokenizer, get_tokenizer
 # what the app's renderers write: anything else in their output came from text
 APP_TAGS = {"style", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "b", "sub", "wbr"}
 APP_ATTRS = {"class", "style", "data-tip", "data-ids", "data-pos", "data-owner", "data-tokenizer", "data-id",
-             "data-label"}
+             "data-label",
+             # for keyboards and screen readers (tokenizers/core/html.py model_html)
+             "role", "aria-label", "aria-orientation", "aria-selected", "tabindex"}
 
 
 class _Elements(HTMLParser):

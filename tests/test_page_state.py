@@ -372,11 +372,21 @@ def link_round_trip(page: str, settings: dict) -> tuple[dict, AppTest]:
 def test_the_bpe_lab_form_is_in_its_link():
     link, fresh = link_round_trip("bpe_lab", {"lab_text": "my lecture's text 🙂", "lab_vocab": 300,
                                               "lab_split": "Custom regex", "lab_regex": r"\w+",
-                                              "lab_specials": "<|x|>"})
+                                              "lab_specials": "<|x|>",
+                                              "lab_ties": "Met first in the text (minbpe, the lecture)"})
     assert link == {"text": "my lecture's text 🙂", "vocab": "300", "split": "custom", "regex": r"\w+",
-                    "specials": "<|x|>"}
+                    "specials": "<|x|>", "ties": "first"}
     assert fresh.text_area(key="lab_text").value == "my lecture's text 🙂"
     assert fresh.number_input(key="lab_vocab").value == 300
+
+
+def test_the_classic_examples_form_is_in_the_link():
+    at = app()
+    at.run()
+    goto(at, "bpe_lab")
+    at.button(key="lab_classic").click().run()
+    assert dict(at.query_params) == {"text": "aaabdaaabac", "vocab": "259", "split": "none", "specials": "",
+                                     "ties": "first"}
 
 
 def test_the_bpe_lab_link_with_bad_values_keeps_the_defaults():

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import unicodedata
 
 import pytest
@@ -142,6 +143,19 @@ def test_cl100k_and_o200k_have_every_string_of_one_to_three_digits():
         digits = audit(name)["all_digit"]
         assert len(digits) == 1110
         assert {tok.token_bytes(i) for i in digits} == every
+
+
+def test_digit_tokens_are_the_ordinary_tokens_that_spell_only_ascii_digits():
+    """vocab_audit.digit_tokens: what the Numbers tab uses without the whole audit, and the audit's
+    all_digit list. Not a Unicode digit (Arabic-Indic ٣ is str.isdigit), not a special token."""
+    from tokenizers import available_tokenizers
+    from tokenizers.analysis.vocab_audit import digit_tokens
+
+    for name in available_tokenizers():
+        tok = get_tokenizer(name)
+        want = [i for i, b in tok.iter_vocab() if re.fullmatch(rb"[0-9]+", b) and not tok.is_special(i)]
+        assert digit_tokens(tok) == want, name
+    assert len(digit_tokens(get_tokenizer("o200k_base"))) == 1110
 
 
 def test_cl100k_has_no_unreachable_token():

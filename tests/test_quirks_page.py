@@ -65,6 +65,18 @@ def test_special_card_parses_on_the_right_only():
                for h in at.get("html"))
 
 
+def test_egg_table_is_a_row_per_spelling_with_every_column_in_view():
+    """A column per spelling ran off the card's right edge (its last columns hidden): one row per
+    tokenizer and spelling, five short columns."""
+    at = quirks()
+    [table] = [d.value for d in at.dataframe if "pieces" in d.value.columns]
+    assert list(table.columns) == ["tokenizer", "text", "tokens", "pieces", "ids"]
+    assert len(table) == 4 * len(default_tokenizers())
+    row = table[(table["tokenizer"] == "cl100k_base (GPT-4)") & (table["text"] == "I have an Egg.")].iloc[0]
+    ids = get_tokenizer("cl100k_base").encode("I have an Egg.")
+    assert (row["tokens"], row["ids"], row["pieces"]) == (len(ids), " ".join(map(str, ids)), "I ·have ·an ·Egg .")
+
+
 def test_presets_toggle_and_edits():
     at = quirks()
     at.selectbox(key=f"{Q}unicode_preset").set_value("Precomposed (NFC) vs combining accents (NFD)")
@@ -126,6 +138,41 @@ def test_numbers_tab():
     assert table.loc["cl100k_base (GPT-4)", "1 token"] == 1000
     assert table.loc["Mistral 7B (SentencePiece)", "5+ tokens"] == 9000
     assert len(at.get("plotly_chart")) == len(available_tokenizers())
+
+
+def test_numbers_tab_needs_no_audit(monkeypatch):
+    """Issue 20 (8): the Numbers tab took 17–29 s on a fresh server, most of it auditing every
+    vocabulary (encoding each token: Qwen's and DeepSeek's take seconds) for one column, the all-digit
+    tokens, which a scan of the vocabulary gives (vocab_audit.digit_tokens)."""
+    import streamlit as st
+
+    from tokenizers.analysis import vocab_audit
+
+    def no_audit(*args, **kwargs):
+        raise AssertionError("the Numbers tab ran the whole vocabulary audit")
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    monkeypatch.setattr(vocab_audit, "audit", no_audit)
+    monkeypatch.setattr(vocab_audit, "audit_tokenizer", no_audit)
+    at = quirks(**{f"{Q}tab": "Numbers"})
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("tokenizer")
+    assert table.loc["GPT-2", "all-digit tokens"] == 994 and table.loc["cl100k_base (GPT-4)", "all-digit tokens"] == 1110
+
+
+def test_numbers_heatmaps_share_one_labelled_color_scale():
+    import json
+
+    at = quirks(**{f"{Q}tab": "Numbers"})
+    maps = [json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")]
+    most = max(max(v for row in m["z"] for v in row if v is not None) for m in maps)
+    assert most == 5  # Mistral: ▁ and four digits
+    for m in maps:  # one scale: 1 token is the same color everywhere, and so is 5
+        assert (m["zmin"], m["zmax"], m["colorscale"]) == (maps[0]["zmin"], maps[0]["zmax"], maps[0]["colorscale"])
+        assert m["colorbar"]["title"]["text"] == "tokens per number"
+        assert m["colorbar"]["tickvals"] == [1, 2, 3, 4, 5]
+    assert (maps[0]["zmin"], maps[0]["zmax"]) == (0.5, 5.5)
 
 
 def test_audit_tab_lists_and_search():

@@ -314,9 +314,13 @@ def test_byte_fallback_on_and_off_side_by_side(trained_bpe):
     assert any("U+C548" in m.value for m in at.markdown)
 
 
+def trees(at) -> list[str]:
+    return [h.proto.body for h in at.get("html") if 'class="tl-tree"' in h.proto.body]
+
+
 def test_merge_tree_pick_and_type(trained_bpe):
     at = tab(trained_bpe, "Merge tree")
-    assert len(at.get("plotly_chart")) == 1
+    assert not at.get("plotly_chart") and len(trees(at)) == 1  # Inside's HTML tree, not a plotly figure
     first = at.selectbox(key=f"{K}tree_pick").value
     assert model(at).piece_of(first).strip("▁")  # the default is a real word, not a run of spaces
     at.text_input(key=f"{K}tree_typed").set_value("zzzz-not-a-piece").run()
@@ -432,11 +436,10 @@ def test_picking_a_piece_and_a_sampling_text(trained_bpe):
     tok = model(at)
     tab(at, "Merge tree")
     at.text_input(key=f"{K}tree_typed").set_value(" the").run()  # a space stands for ▁
-    fig = at.get("plotly_chart")[0]
-    import json
-
+    [tree] = trees(at)
     assert tok.merge_parents(tok.piece_id("▁the"))
-    assert json.loads(fig.proto.spec)["data"][1]["text"][0].startswith("▁the<br>")  # the root of the tree
+    root = tok.piece_id("▁the")
+    assert f'<div class="tl-tbox" data-id="{root}"' in tree and f">▁the<sub>{root}</sub>" in tree  # the root
     at.text_input(key=f"{K}tree_typed").set_value("").run()
     tab(at, "Sampling")
     at.session_state[f"{K}stext"] = "hello world"
@@ -450,7 +453,8 @@ def test_vocabulary_strings_reach_plotly_escaped():
     """A piece is text, never markup: an uploaded model's "<b>" or "<a href=…>" must not style or link."""
     from tokenizers.sentencepiece.lattice import build_lattice
     from tokenizers.sentencepiece.train import train as sp_train
-    from ui.figures import lattice_figure, tree_figure
+    from ui.figures import lattice_figure
+    from ui.trees import render_tree
 
     tok = sp_train(SMALL * 20, model_type="unigram", vocab_size=40, user_defined_symbols="<b>,<a href=x>")
     fig = lattice_figure(build_lattice(tok, "x<b>y<a href=x>"))
@@ -458,7 +462,7 @@ def test_vocabulary_strings_reach_plotly_escaped():
     assert "&lt;b&gt;" in texts and "<b>" not in texts.replace("<br>", "") and "<a href" not in texts
     bpe = sp_train(SMALL * 20 + "<<<< >>>>\n" * 20, model_type="bpe", vocab_size=80)
     piece = next(i for i in range(bpe.vocab_size) if "<<" in bpe.piece_of(i))
-    labels = " ".join(t for trace in tree_figure(bpe, piece).data for t in (trace.text or ()))
+    labels = render_tree(bpe, piece)
     assert "&lt;&lt;" in labels and "<<" not in labels
 
 

@@ -18,13 +18,14 @@ def bpe_is_small(text: str, vocab_size: int) -> bool:
 
 
 def train_bpe(text: str, vocab_size: int, pattern: str | None, specials: list[str], *, name: str = "lab_bpe",
-              progress: Callable | None = None):
+              ties: str = "smallest", progress: Callable | None = None):
     """The BPE Lab's model: (BPETokenizer, TrainReport). Special tokens get the ids right after the
-    learned vocabulary, in the order given. `progress(done, total)` as merges are learned."""
+    learned vocabulary, in the order given; `ties` as BPETokenizer.train takes it. `progress(done,
+    total)` as merges are learned."""
     from tokenizers.bpe.model import BPETokenizer
 
     tok = BPETokenizer(None, name=name)
-    report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress)
+    report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress, ties=ties)
     if specials:
         base = max(tok.vocab) + 1
         tok.register_special_tokens({s: base + k for k, s in enumerate(dict.fromkeys(specials))})

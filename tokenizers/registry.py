@@ -77,7 +77,8 @@ def _custom_bpe() -> Tokenizer:
 # each placed in the picker after the record it follows (None: first)
 OTHERS: tuple[tuple[str | None, Entry], ...] = (
     (None, Entry("custom_bpe", "Custom BPE",
-                 f"Trained at first use on Python standard-library docstrings: {DEFAULT_BPE_VOCAB} tokens, GPT-4 split.",
+                 f"This app's own small BPE, trained at first use on Python standard-library docstrings: "
+                 f"{DEFAULT_BPE_VOCAB:,} tokens, GPT-4's split pattern.",
                  _custom_bpe)),
     ("cl100k_base", Entry("mistral_sp", "Mistral 7B (SentencePiece)",
                           "Llama-style SentencePiece BPE, 32,000 pieces, byte fallback.", _mistral,

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from tokenizers import Token
 from tokenizers.core.tokenizer import TokenList
 
-def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str, str]) -> list[dict]:
-    """Counts per tokenizer, each also relative to the first tokenizer."""
+def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str, str],
+               reference: str | None = None) -> list[dict]:
+    """Counts per tokenizer, each also relative to the `reference` tokenizer's (the first when it is
+    None or not among the results): "tokens vs reference"."""
     n_chars, n_bytes = len(text), len(text.encode("utf-8"))
     rows = []
     for name, toks in results.items():
@@ -17,10 +19,10 @@ def stats_rows(text: str, results: dict[str, Sequence[Token]], titles: dict[str,
                      "chars/token": round(n_chars / n, 3) if n else None,
                      "bytes/token": round(n_bytes / n, 3) if n else None,
                      "byte-fallback/unknown": toks.odd_count})
-    if rows and rows[0]["tokens"]:
-        base = rows[0]["tokens"]
+    base = len(results[reference]) if reference in results else rows[0]["tokens"] if rows else 0
+    if base:
         for r in rows:
-            r["tokens vs first"] = round(r["tokens"] / base, 3)
+            r["tokens vs reference"] = round(r["tokens"] / base, 3)
     return rows
 
 

@@ -1,4 +1,4 @@
-"""Plotly figures: merge trees, the BPE Lab's curves, token-length histograms, count charts.
+"""Plotly figures: the BPE Lab's curves, token-length histograms, count charts.
 No Streamlit calls."""
 
 from __future__ import annotations
@@ -8,58 +8,6 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
-
-from tokenizers import Tokenizer
-
-from .formatting import hexbytes, render_token
-
-
-def _label(tok: Tokenizer, token_id: int) -> str:
-    piece = tok.piece_of(token_id)
-    return plotly_text(piece if piece else render_token(tok.token_bytes(token_id)))
-
-
-def tree_figure(tok: Tokenizer, token_id: int) -> go.Figure:
-    nodes: list[dict] = []
-    edges: list[tuple[int, int]] = []
-    next_leaf = [0]
-
-    def place(tid: int, depth: int) -> int:
-        parents = tok.merge_parents(tid)
-        k = len(nodes)
-        nodes.append({"id": tid, "depth": depth})
-        if parents:
-            a, b = place(parents[0], depth + 1), place(parents[1], depth + 1)
-            nodes[k]["x"] = (nodes[a]["x"] + nodes[b]["x"]) / 2
-            edges.extend([(k, a), (k, b)])
-        else:
-            nodes[k]["x"] = float(next_leaf[0])
-            next_leaf[0] += 1
-        return k
-
-    place(token_id, 0)
-    depth = max(n["depth"] for n in nodes)
-    ex, ey = [], []
-    for a, b in edges:
-        ex += [nodes[a]["x"], nodes[b]["x"], None]
-        ey += [-nodes[a]["depth"], -nodes[b]["depth"], None]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#9ca3af", width=1.5), hoverinfo="skip"))
-    texts, hovers, colors = [], [], []
-    for n in nodes:
-        tid = n["id"]
-        rank = tok.merge_rank(tid)
-        texts.append(f"{_label(tok, tid)}<br><sub>{tid}</sub>")
-        hovers.append(f"id {tid}<br>bytes {hexbytes(tok.token_bytes(tid))}"
-                      + (f"<br>merge rank {rank}" if rank is not None else "<br>base token"))
-        colors.append("#c7d2fe" if tok.merge_parents(tid) else "#fde68a")
-    fig.add_trace(go.Scatter(x=[n["x"] for n in nodes], y=[-n["depth"] for n in nodes], mode="markers+text",
-                             text=texts, textposition="middle center", hovertext=hovers, hoverinfo="text",
-                             marker=dict(size=38, color=colors, line=dict(color="#374151", width=1), symbol="square"),
-                             textfont=dict(family="monospace", size=12, color="#111827")))
-    fig.update_layout(showlegend=False, height=140 + 80 * depth, margin=dict(l=10, r=10, t=10, b=10),
-                      xaxis=dict(visible=False), yaxis=dict(visible=False), plot_bgcolor="white")
-    return fig
 
 
 def _two_axes(x, left, right, *, x_title: str) -> go.Figure:
@@ -108,22 +56,35 @@ def length_histogram(lengths: Iterable[int]) -> go.Figure:
     return fig
 
 
-def number_heatmap(counts: list[int], splits: list[str], title: str = "") -> go.Figure:
+def number_heatmap(counts: list[int], splits: list[str], title: str = "", *, most: int | None = None) -> go.Figure:
     """How many tokens each number 0-9999 takes: a 100 x 100 grid, row = the first two digits
-    (n // 100), column = the last two (n % 100); hover shows the number and how it was cut."""
+    (n // 100), column = the last two (n % 100); hover shows the number and how it was cut. One color
+    per count, from 1 to `most` tokens: give every heatmap shown together the same `most` (the largest
+    count of any of them), so a color means the same count in each; the color bar names every count."""
     n = len(counts)
     rows = (n + 99) // 100
     z = [[counts[r * 100 + c] if r * 100 + c < n else None for c in range(100)] for r in range(rows)]
     hover = [[f"{r * 100 + c}: {plotly_text(splits[r * 100 + c])}<br>{counts[r * 100 + c]} token(s)" if r * 100 + c < n else ""
               for c in range(100)] for r in range(rows)]
-    top = max(counts) if counts else 1
+    top = max(2, most or 0, max(counts, default=1))
     fig = go.Figure(go.Heatmap(z=z, x=list(range(100)), y=[r * 100 for r in range(rows)], text=hover,
-                               hoverinfo="text", zmin=1, zmax=max(top, 2), colorscale="Viridis",
-                               colorbar=dict(title="tokens", dtick=1)))
+                               hoverinfo="text", zmin=0.5, zmax=top + 0.5, colorscale=count_colorscale(top),
+                               colorbar=dict(title=dict(text="tokens per number"), tickvals=list(range(1, top + 1)))))
     fig.update_layout(title=plotly_text(title), height=420, margin=dict(l=10, r=10, t=40, b=10))
     fig.update_xaxes(title_text="last two digits (n mod 100)")
     fig.update_yaxes(title_text="number, rounded down to the hundred", autorange="reversed")
     return fig
+
+
+def count_colorscale(top: int) -> list:
+    """A stepped Viridis scale for whole counts 1..top over zmin=0.5, zmax=top+0.5: one flat color per count."""
+    from plotly.colors import sample_colorscale
+
+    colors = sample_colorscale("Viridis", [k / max(1, top - 1) for k in range(top)])
+    scale = []
+    for k, c in enumerate(colors):
+        scale += [[k / top, c], [(k + 1) / top, c]]
+    return scale
 
 
 def grouped_bars(table, metric_title: str, *, reference_line: float | None = None,
@@ -143,18 +104,36 @@ def grouped_bars(table, metric_title: str, *, reference_line: float | None = Non
     return fig
 
 
-SERIES_COLORS = list(qualitative.Plotly)  # one color per tokenizer where two figures must agree
+# One color per tokenizer on every page and chart (GPT-2 is the same rose on Compare and on Languages):
+# Paul Tol's color-blind-safe qualitative set, one color per registry name in the picker's order; the
+# darkest two go last, where a dark theme needs them least. A visitor's own tokenizer (trained in a lab,
+# uploaded) gets one of Tol's light colors, chosen by its name, so it too keeps its color between pages.
+TOKENIZER_COLORS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#AA4499", "#6699CC", "#44AA99", "#999933",
+                    "#882255", "#888888", "#661100", "#332288"]
+OWN_COLORS = ["#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00"]
 
 
-def metric_panels(frame, panels: dict[str, str], *, columns: int = 4) -> go.Figure:
+def color_of(name: str) -> str:
+    """The one color of the tokenizer called `name` (a registry name, or a visitor's own)."""
+    import zlib
+
+    from tokenizers import REGISTRY
+
+    names = list(REGISTRY)
+    if name in names:
+        return TOKENIZER_COLORS[names.index(name) % len(TOKENIZER_COLORS)]
+    return OWN_COLORS[zlib.crc32(name.encode("utf-8")) % len(OWN_COLORS)]
+
+
+def metric_panels(frame, panels: dict[str, str], *, columns: int = 4, colors: list[str] | None = None) -> go.Figure:
     """One small bar chart per metric: `frame` is tokenizers x metrics (index = the names shown),
-    `panels` maps a column to its panel title. One color per tokenizer (SERIES_COLORS), the same in
-    every panel, named once in the legend above them."""
+    `panels` maps a column to its panel title. One color per tokenizer (`colors`, one per row of the
+    frame: color_of each; else the theme's), the same in every panel, named once in the legend above them."""
     cols = [c for c in panels if c in frame.columns]
     rows = max(1, -(-len(cols) // columns))
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[plotly_text(panels[c]) for c in cols],
                         horizontal_spacing=0.06, vertical_spacing=0.18)
-    palette = SERIES_COLORS
+    palette = colors or list(qualitative.Plotly)
     for k, name in enumerate(frame.index):
         label = plotly_text(str(name))
         for j, col in enumerate(cols):

@@ -60,7 +60,8 @@ LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:
           "SentencePiece's word marker &nbsp; "
           '<span class="tl-tok tl-diff tl-neutral" data-tip="With Mark boundaries that differ on: this tokenizer '
           'cuts here, the reference does not.">&nbsp;cut&nbsp;</span> boundary not in the reference'
-          ' &nbsp; hover a token for its id and bytes, click it to pin its details</div>')
+          ' &nbsp; hover a token (or Tab to it) for its id and bytes, click it (or press Enter) to pin its details'
+          '</div>')
 
 
 WORD_LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:.85rem;line-height:2.2;opacity:.9">'

@@ -72,7 +72,7 @@ def render_tree(tok: Tokenizer, token_id: int, *, max_depth: int | None = None, 
         parents = tok.merge_parents(tid)
         rank = tok.merge_rank(tid)
         tip = (f"id {tid}\nbytes {hexbytes(tok.token_bytes(tid)) or '(none)'}\n"
-               + (f"merge rank {rank}" if rank is not None else "base token"))
+               + (f"merge rank {rank}" if rank is not None else "joins the two below" if parents else "base token"))
         cls = "tl-tbox" if parents else "tl-tbox tl-tleaf"
         box = (f'<div class="{cls}" data-id="{tid}" data-tip="{html.escape(tip, quote=True)}">'
                f'{html.escape(_label(tok, tid))}<sub>{tid}</sub></div>')

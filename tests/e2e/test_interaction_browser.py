@@ -218,6 +218,53 @@ def test_text_with_boundaries_keeps_scripts_shaped(page, app_url):
     assert not page.errors
 
 
+BOX_OVERLAPS = """() => {
+  const out = {marks: 0, splits: 0, overlaps: []};
+  for (const host of document.querySelectorAll('[data-testid=stBidiComponentIsolated]')) {
+    const view = host.shadowRoot && host.shadowRoot.querySelector('.tl-bview');
+    if (!view) continue;
+    const node = view.querySelector('.tl-btext').firstChild, text = node.textContent, range = document.createRange();
+    const glyphs = [];
+    for (const g of new Intl.Segmenter(undefined, {granularity: 'grapheme'}).segment(text)) {
+      if (!g.segment.trim()) continue;  // a space has no ink to cover
+      range.setStart(node, g.index); range.setEnd(node, g.index + g.segment.length);
+      for (const r of range.getClientRects()) glyphs.push([g.segment, r]);
+    }
+    const marks = [...view.querySelectorAll('.tl-bmark, .tl-bsplit')];
+    out.marks += view.querySelectorAll('.tl-bmark').length;
+    out.splits += view.querySelectorAll('.tl-bsplit').length;
+    for (const m of marks) {
+      const a = m.getBoundingClientRect();
+      for (const [g, b] of glyphs) {
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 0.5 && h > 0.5) out.overlaps.push(`${m.className} over ${g}`);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_boundary_marks_sit_between_letters_not_over_them(browser, app_url, scheme):
+    """A bar through the line at each boundary read as a stroke through Hangul and Greek letters (no
+    space between them): each mark's box must miss every letter's box (the browser's own rectangles)."""
+    text = "안녕하세요, 세계! Καλημέρα κόσμε, τι κάνεις; cafe\u0301"
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    page = ctx.new_page()
+    open_compare(page, app_url, text=text, tokenizers="cl100k_base", view="Text with boundaries", font="XL")
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stBidiComponentIsolated]')]
+        .some(h => h.shadowRoot && h.shadowRoot.querySelector('.tl-bview[data-marks]'))""", timeout=TIMEOUT)
+    settle(page)
+    found = page.evaluate(BOX_OVERLAPS)
+    assert found["marks"] > 2 * 10 and found["splits"] == 1  # two ticks a boundary; é cut inside
+    assert found["overlaps"] == []
+    page.locator(".tl-head").first.scroll_into_view_if_needed()
+    screenshot(page, f"boundaries-korean-greek-{scheme}")
+    ctx.close()
+
+
 # -- BPE Lab ---------------------------------------------------------------------------------------
 
 def train_default(page, app_url):

@@ -3,6 +3,8 @@ card, the link to Compare, the evidence tabs (a heatmap's hover), and a parallel
 
 import re
 
+import pytest
+
 from tests.e2e.conftest import SHOTS, screenshot, settle, wait_for_app, wait_plotted
 from tokenizers import default_tokenizers
 
@@ -118,3 +120,25 @@ def test_languages_page_and_upload(page, app_url, tmp_path):
     wait_plotted(page, 2)
     screenshot(page, "languages-upload")
     assert not page.errors
+
+
+@pytest.mark.parametrize("key", ["case", "healing"])
+def test_card_tables_show_every_column_at_1280(browser, app_url, key):
+    """The case card's table had a column per spelling, and "Where a prompt ends" a wide "most common"
+    column: at 1280 px their last columns were off the card, behind a sideways scroll. Every column
+    must be in view."""
+    from tests.e2e.conftest import new_context, wait_drawn
+
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.goto(f"{app_url}/quirks")
+    wait_for_app(page)
+    table = card(page, key).locator("[data-testid=stDataFrame]")  # its only table
+    table.wait_for(timeout=60_000)
+    table.scroll_into_view_if_needed()
+    wait_drawn(page, f".st-key-quirks_{key}_card [data-testid=stDataFrame] canvas")
+    scroller = table.locator(".dvn-scroller").first
+    width = scroller.evaluate("s => ({scroll: s.scrollWidth, client: s.clientWidth})")
+    assert width["scroll"] <= width["client"] + 1, width
+    shot(card(page, key), f"quirks-card-{key}-1280")
+    ctx.close()

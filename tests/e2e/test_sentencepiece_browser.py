@@ -1,8 +1,12 @@
 """The SentencePiece Lab in a real browser: train with the Llama 2 preset, byte fallback on and off,
 then a unigram model's lattice and sampled segmentations beside BPE-dropout; a corrupt upload."""
 
-from tests.e2e.conftest import (choose, download_spans, heads_of, screenshot, settle, upload_training_text, wait_drawn,
-                                wait_for_app, wait_plotted)
+import re
+
+import pytest
+
+from tests.e2e.conftest import (choose, download_spans, heads_of, new_context, screenshot, settle, upload_training_text,
+                                wait_drawn, wait_for_app, wait_plotted)
 
 
 def open_tab(page, name: str):
@@ -40,7 +44,7 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
         "Lab SentencePiece model"]
 
     open_tab(page, "Merge tree")
-    wait_plotted(page)
+    page.locator(".tl-tree").first.wait_for(timeout=30_000)
     screenshot(page, "sp-lab-merge-tree")
 
     choose(page, "model_type", "unigram", exact=True)
@@ -77,6 +81,41 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     assert page.get_by_text("Trained a unigram model").count() == 1
     screenshot(page, "sp-lab-corrupt-model")
     assert not page.errors
+
+
+TREE_BOXES = """() => [...document.querySelectorAll('.tl-tree .tl-tbox')].map(b => {
+  const inner = document.createRange(); inner.selectNodeContents(b.firstChild);
+  const t = inner.getBoundingClientRect(), r = b.getBoundingClientRect();
+  return {label: b.firstChild.textContent, fits: t.left >= r.left - 0.5 && t.right <= r.right + 0.5,
+          background: getComputedStyle(b).backgroundColor}; })"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_merge_tree_labels_fit_their_boxes_and_follow_the_theme(browser, app_url, scheme):
+    """The tree was a plotly figure: long pieces ran out of their fixed-size squares, and the figure stayed
+    white on a dark page. Inside's HTML tree sizes each box to its label and has dark colors."""
+    ctx = new_context(browser, viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(f"{app_url}/sentencepiece")
+    wait_for_app(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("Trained a bpe model of 1,000 pieces").wait_for(timeout=60_000)
+    settle(page)
+    open_tab(page, "Merge tree")
+    page.locator(".tl-tree .tl-tbox").first.wait_for(timeout=30_000)
+    boxes = page.evaluate(TREE_BOXES)
+    assert len(boxes) >= 5 and len(boxes[0]["label"]) >= 6  # the longest piece, down to its characters
+    assert [b["label"] for b in boxes if not b["fits"]] == []
+
+    def luminance(css: str) -> float:
+        r, g, b = (int(x) for x in re.findall(r"\d+", css)[:3])
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+    shades = [luminance(b["background"]) for b in boxes]
+    assert all(s < 0.4 for s in shades) if scheme == "dark" else all(s > 0.6 for s in shades), shades
+    page.locator(".tl-tree").first.scroll_into_view_if_needed()
+    screenshot(page, f"sp-lab-merge-tree-{scheme}-1280")
+    ctx.close()
 
 
 def test_progress_while_training_a_big_upload(page, app_url, tmp_path):

@@ -35,6 +35,20 @@ def test_compare_downloads_carry_the_boundaries_that_differ(page, app_url):
     assert not page.errors
 
 
+def test_compare_downloads_both_texts_with_the_diff_of_each(page, app_url):
+    a, b = "127 + 677 = 804", "hello   world 2024"
+    query = urllib.parse.urlencode({"text": a, "text_b": b, "ab": "1", "tokenizers": "gpt2,cl100k_base",
+                                    "diff": "1", "ref": "cl100k_base"})
+    page.goto(f"{app_url}/?{query}")
+    wait_for_app(page)
+    page.locator(".tl-tok.tl-diff").first.wait_for(timeout=30_000)
+    svg = download_spans(page)
+    assert heads_of(svg) == ["GPT-2 · A", "GPT-2 · B", "cl100k_base (GPT-4) · A", "cl100k_base (GPT-4) · B"]
+    on_screen = page.locator(".tl-tok.tl-diff:not(.tl-neutral)").count()
+    assert 0 < len(rects(svg, **{"class": "tl-edge"})) == on_screen  # GPT-2's A against cl100k's, as on screen
+    assert not page.errors
+
+
 def test_a_quirks_card_downloads_what_it_draws(page, app_url):
     page.goto(f"{app_url}/quirks")
     wait_for_app(page)

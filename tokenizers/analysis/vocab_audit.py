@@ -111,19 +111,23 @@ def pattern_chunks(tok: Tokenizer, token_id: int) -> list[str] | None:
     return split_text(text, compile_pattern(pattern))
 
 
+def digit_tokens(tok: Tokenizer) -> list[int]:
+    """The audit's all_digit list on its own: the ordinary tokens whose bytes are only ASCII digits
+    (a scan of the vocabulary, no encoding: what the Numbers view needs, without the whole audit)."""
+    return [i for i, b in tok.iter_vocab() if b and b.isdigit() and not tok.is_special(i)]  # ASCII 0-9 only
+
+
 def audit_tokenizer(tok: Tokenizer) -> dict:
     """Audit any Tokenizer (a registry one, or one trained in the app). See the module docstring."""
     start = time.perf_counter()
     sp = _sentencepiece_prefix(tok)
-    unreachable, partial, digits, not_checked = [], [], [], []
+    unreachable, partial, not_checked = [], [], []
     ordinary = specials = 0
     for i, b in tok.iter_vocab():
         if tok.is_special(i):
             specials += 1
             continue
         ordinary += 1
-        if b and b.isdigit():  # bytes.isdigit is ASCII 0-9 only
-            digits.append(i)
         try:
             text = b.decode("utf-8")
         except UnicodeDecodeError:
@@ -138,7 +142,7 @@ def audit_tokenizer(tok: Tokenizer) -> dict:
                 continue
         if ids != [i]:
             unreachable.append(i)
-    return {"name": tok.name, "unreachable": unreachable, "partial_utf8": partial, "all_digit": digits,
+    return {"name": tok.name, "unreachable": unreachable, "partial_utf8": partial, "all_digit": digit_tokens(tok),
             "not_checked": not_checked, "ordinary": ordinary, "special": specials,
             "rule": "sentencepiece" if sp else "encode_ordinary", "seconds": time.perf_counter() - start}
 

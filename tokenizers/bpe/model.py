@@ -2,10 +2,12 @@
 order learned), `vocab` (id -> bytes), `special_tokens` (string -> id) and `pattern` (the split
 regex, or None for no split). Every byte-level BPE here is this one model, however it was made:
 
-- `BPETokenizer().train(text, vocab_size, pattern=...)` learns merges. Trainers, all giving
+- `BPETokenizer().train(text, vocab_size, pattern=..., ties=...)` learns merges. Trainers, all giving
   identical merges: "reference" (the obvious algorithm), "python" (bpe_fast: incremental counts),
   "native" (the same algorithm in C, tokenizers/native), and "fast", the default: native when the
-  C core is built, else python;
+  C core is built, else python. `ties` breaks a tie between equal counts: "smallest" (the default)
+  takes the smallest pair, as Hugging Face tokenizers and rustbpe do; "first" the pair met first in
+  the text, as minbpe and the "Let's build the GPT Tokenizer" lecture do;
 - `BPETokenizer.from_ranks(...)` (and `vocabularies.from_tiktoken("cl100k_base")`) read OpenAI's ranks; the
   merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
   the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
@@ -27,7 +29,6 @@ its pure-Python twin; `encode_steps` shows it merge by merge.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
@@ -65,6 +66,7 @@ class TrainReport:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     trainer: str = ""            # the trainer that ran: "native", "python" or "reference"
+    ties: str = "smallest"       # the tie rule it followed: "smallest" or "first" (bpe.reference.TIES)
 
 
 TRAINERS = ("fast", "native", "python", "reference")
@@ -335,11 +337,14 @@ class BPETokenizer(Tokenizer):
     # -- training --------------------------------------------------------------------------------
     def train(self, text: str | bytes, vocab_size: int, *, pattern: str | None = None,
               progress: Callable[[int, int], None] | None = None,
-              trainer: str = "fast") -> TrainReport:
-        """Learn `vocab_size - 256` merges from `text`. Returns what happened, in a TrainReport."""
+              trainer: str = "fast", ties: str = "smallest") -> TrainReport:
+        """Learn `vocab_size - 256` merges from `text`. Returns what happened, in a TrainReport.
+        `ties`: which of equally frequent pairs is merged, "smallest" (the smallest pair (a, b), as
+        Hugging Face tokenizers and rustbpe) or "first" (the pair met first in the text, as minbpe)."""
         import time
 
         t0 = time.perf_counter()
+        bpe_reference.check_ties(ties)
         if pattern is not None:
             compile_pattern(resolve_pattern(pattern))  # a bad pattern fails here, before anything changes
             self.pattern = resolve_pattern(pattern)
@@ -372,7 +377,7 @@ class BPETokenizer(Tokenizer):
             else:  # a custom pattern: Python's regex cuts, C counts
                 chunks = api.Chunks.from_counts(
                     (c.encode("utf-8"), n) for c, n in chunk_counts(text, self._compiled).items())
-            merges = api.train(chunks, num_merges, progress)
+            merges = api.train(chunks, num_merges, progress, ties=ties)
             n_chunks, n_unique, tokens = chunks.total, chunks.distinct, chunks.tokens
         else:
             counts = chunk_counts(text, self._compiled)
@@ -380,10 +385,10 @@ class BPETokenizer(Tokenizer):
             n_chunks, n_unique = sum(counts.values()), len(counts)
             tokens = sum(len(b) * n for b, n in byte_counts)
             if trainer == "python":
-                merges = bpe_fast.train_fast(byte_counts, num_merges, progress)
+                merges = bpe_fast.train_fast(byte_counts, num_merges, progress, ties=ties)
             else:  # the obvious algorithm sees every chunk, in order, as the course material does
                 chunks = [c.encode("utf-8") for c in split_text(text, self._compiled)]
-                merges = bpe_reference.train_reference(chunks, num_merges, progress)
+                merges = bpe_reference.train_reference(chunks, num_merges, progress, ties=ties)
 
         self.merges, self.vocab, self.history = Merges(), {i: bytes([i]) for i in range(256)}, []
         for rank, (pair, count, saved) in enumerate(merges):
@@ -408,6 +413,7 @@ class BPETokenizer(Tokenizer):
                 f"text, or a vocab size of at most {256 + len(merges)}.")
         report.seconds = time.perf_counter() - t0
         report.trainer = trainer
+        report.ties = ties
         return report
 
     # -- encoding --------------------------------------------------------------------------------
@@ -572,14 +578,19 @@ class BPETokenizer(Tokenizer):
         out.history = self.history[:k]
         return out
 
-    def pair_counts_at(self, text: str, k: int, top: int = 10) -> list[tuple[tuple[int, int], int]]:
+    def pair_counts_at(self, text: str, k: int, top: int = 10, *,
+                       ties: str = "smallest") -> list[tuple[tuple[int, int], int]]:
         """The `top` most frequent pairs in `text` after the first k merges, best first (the order
-        the trainer uses: count, then smallest pair). For the training text, the first is merge k."""
+        the trainer uses: count, then the tie rule `ties`). For the training text, the first is merge k."""
+        bpe_reference.check_ties(ties)
         small = self.truncated(k)
-        stats: Counter = Counter()
+        stats: dict = {}
         for chunk, n in chunk_counts(clean_text(text)[0], self._compiled).items():
-            # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k
+            # by the merge rule itself (no whole-chunk shortcut): the state the trainer had at step k;
+            # the chunks come in the order first met, so the dict keeps each pair's first sight in order
             bpe_reference.get_stats(small.apply_rule(chunk.encode("utf-8")), stats, n)
+        if ties == "first":  # sorted() is stable: equal counts stay in the order first seen
+            return sorted(stats.items(), key=lambda kv: -kv[1])[:top]
         return sorted(stats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
 
     def longest_tokens(self, n: int = 20) -> list[int]:

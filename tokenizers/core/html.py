@@ -158,7 +158,8 @@ def _palette_css() -> str:
 DARK_RULES = (".tl-spans{color:#f3f4f6}.tl-tok:hover,.tl-pin{outline-color:#f9fafb}.tl-ws,.tl-nl{color:#9ca3af}"
               ".tl-ids{color:#d1d5db}.tl-fallback{outline-color:#f87171}.tl-group{outline-color:#d1d5db}"
               ".tl-same{box-shadow:inset 1px 0 0 rgba(255,255,255,.75)}.tl-neutral{background:#374151}.tl-sp{color:#c4b5fd}"
-              ".tl-hl{outline-color:#fbbf24}.tl-wm{color:#5eead4}.tl-unk{background:#7f1d1d !important;color:#fecaca}.tl-head,.tl-head b{color:inherit !important}")
+              ".tl-hl{outline-color:#fbbf24}.tl-tok:focus-visible{outline-color:#93c5fd;box-shadow:0 0 0 2px #0e1117}"
+              ".tl-wm{color:#5eead4}.tl-unk{background:#7f1d1d !important;color:#fecaca}.tl-head,.tl-head b{color:inherit !important}")
 
 CSS = """
 <style>
@@ -170,12 +171,16 @@ CSS = """
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
 .tl-spans[data-owner] .tl-tok{cursor:pointer;}
 .tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
-.tl-tok[data-tip]:hover::after{content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
+/* the keyboard's focus: a ring outside the box, apart from hover's and a pin's outline (on the
+   box's edge), on the page's background; the tooltip opens as on hover */
+.tl-tok:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px;box-shadow:0 0 0 2px #fff;z-index:4;}
+.tl-tok[data-tip]:hover::after,.tl-tok[data-tip]:focus-visible::after{
+  content:attr(data-tip);position:absolute;left:0;top:1.9em;z-index:10;
   white-space:pre-wrap;overflow-wrap:anywhere;width:max-content;max-width:min(300px,80vw);
   background:#111827;color:#f9fafb;font-size:.78rem;line-height:1.35;direction:ltr;font-weight:400;
   padding:6px 8px;border-radius:6px;border:1px solid rgba(255,255,255,.3);
   box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
-.tl-flip .tl-tok:hover::after{left:auto;right:0;}
+.tl-flip .tl-tok:hover::after,.tl-flip .tl-tok:focus-visible::after{left:auto;right:0;}
 .tl-mark{color:#9ca3af;}
 .tl-nl{color:#6b7280;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
@@ -282,6 +287,66 @@ def _body_parts(t_first: Token, shown: str, whitespace: bool) -> list[tuple[str,
     return prefix + _visible_parts(shown, whitespace)
 
 
+# Whitespace and invisible characters a screen reader would skip or read as nothing, by name. The
+# leading space of " the" is the lesson of a token view, so it is said ("space the").
+_SPOKEN = {" ": ("space", "spaces"), "\n": ("newline", "newlines"), "\t": ("tab", "tabs"),
+           "\r": ("carriage return", "carriage returns")}
+
+
+def _spoken_char(ch: str) -> str | None:
+    """A name for a character that reads as nothing (whitespace, format, control), else None."""
+    if ch in _SPOKEN:
+        return _SPOKEN[ch][0]
+    if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") or ch == "\ufffd":
+        return unicodedata.name(ch, f"U+{ord(ch):04X}").lower()
+    return None
+
+
+def spoken(s: str) -> str:
+    """`s` as a screen reader should say it: visible text as itself, each run of whitespace or
+    invisible characters by name ("space the", "2 newlines", "zero width joiner"), nothing as
+    "empty"."""
+    if " " not in s and s.isprintable():  # most tokens: no space, nothing invisible (isprintable is
+        return s or "empty"                  # False for every category _spoken_char names)
+    words: list[str] = []
+    run: list[str] = []
+    k = 0
+    while k < len(s):
+        ch = s[k]
+        name = _spoken_char(ch)
+        if name is None:
+            run.append(ch)
+            k += 1
+            continue
+        if run:
+            words.append("".join(run))
+            run = []
+        n = 1
+        while k + n < len(s) and s[k + n] == ch:
+            n += 1
+        words.append(name if n == 1 else f"{n} {_SPOKEN[ch][1] if ch in _SPOKEN else name + 's'}")
+        k += n
+    if run:
+        words.append("".join(run))
+    return " ".join(words) or "empty"
+
+
+def token_label(seg: Segment, text: str, *, name: str | None = None, unknown: bool = False) -> str:
+    """A segment's accessible name: its text said readably (or the name drawn instead of it), what
+    kind of token it is, and its id or ids ("space the, id 262")."""
+    said = spoken(name if name is not None else text[seg.char_span[0]:seg.char_span[1]])
+    kinds = []
+    if any(t.special for t in seg.tokens):
+        kinds.append("special token")
+    if any(t.byte_fallback for t in seg.tokens):
+        kinds.append("byte fallback")
+    if unknown:
+        kinds.append("unknown token")
+    ids = " ".join(str(t.id) for t in seg.tokens)
+    which = f"{len(seg.tokens)} tokens, ids {ids}" if seg.grouped else f"id {ids}"
+    return ", ".join([said, *kinds, which])
+
+
 def _split_breaks(shown: str) -> tuple[str, str]:
     """(text, trailing line breaks). A segment's trailing newlines are written after its box, so a
     box never wraps onto the next line as an empty sliver (Mistral's <0x0A> piece)."""
@@ -294,17 +359,22 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
                rank_of: Callable[[int], int | None] | None = None, flip_tips: bool = False,
                owner: str | None = None, start: int = 0, pinned: int | None = None,
                highlight: AbstractSet[int] = frozenset(), names: Mapping[int, str] | None = None,
-               font_size: str | None = None, unknown_id: int | None = None) -> dict:
+               font_size: str | None = None, unknown_id: int | None = None, label: str = "Tokens") -> dict:
     """Token spans as plain data (what render_spans writes as HTML, and what the Compare page's
-    spans component builds with DOM calls): {"owner", "flip", "font", "tips": [tooltip…],
-    "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…]}.
-    Part classes: "" plain text, "ws" a whitespace mark, "sp" SentencePiece's ▁, "mark" ◌, "nl" a
-    faint ↵, "ids" a group's count. Arguments as render_spans."""
+    spans component builds with DOM calls): {"owner", "flip", "font", "label", "tips": [tooltip…],
+    "segs": [[classes, tip index, ids, pos, [[part class, text]…], line breaks after the box]…],
+    "labels": [accessible name…], "label_of": [each segment's name, an index in labels…]}. Part
+    classes: "" plain text, "ws" a whitespace mark, "sp" SentencePiece's ▁, "mark" ◌, "nl" a faint ↵,
+    "ids" a group's count. `label` names the whole block for a screen reader. Other arguments as
+    render_spans."""
     segs = segments(text, tokens)
     colors = assign_colors([tuple(t.id for t in seg.tokens) for seg in segs]) if not alternating else None
     tips: list[str] = []
     tip_of: dict[int, int] = {}
     rows = []
+    labels: list[str] = []        # each distinct name once (as tips): a 5,000-token view repeats most
+    label_ix: dict[tuple, int] = {}
+    label_of: list[int] = []      # per segment, its name's index in labels
     pos = start
     for k, seg in enumerate(segs):
         first = seg.tokens[0]
@@ -328,8 +398,18 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
         if colors and colors[k][1]:
             classes.append("tl-same")
         core, breaks = _split_breaks(text[seg.char_span[0]:seg.char_span[1]])
-        if names and not seg.grouped and first.id in names:
-            body = [("", names[first.id])]
+        named = names.get(first.id) if names and not seg.grouped else None
+        # a name depends on the ids, the text and the kind: said once per distinct one
+        key = (first.id if len(group) == 1 else tuple(t.id for t in group), text[seg.char_span[0]:seg.char_span[1]],
+               named)
+        said = label_ix.get(key)
+        if said is None:
+            said = label_ix[key] = len(labels)
+            labels.append(token_label(seg, text, name=named,
+                                      unknown=unknown_id is not None and any(t.id == unknown_id for t in group)))
+        label_of.append(said)
+        if named is not None:
+            body = [("", named)]
         else:
             body = _body_parts(first, core, whitespace) if core or first.piece else []
         if breaks:
@@ -349,7 +429,13 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
         rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
                      [list(p) for p in body], breaks])
         pos += len(seg.tokens)
-    return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "tips": tips, "segs": rows}
+    return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "label": label, "tips": tips,
+            "segs": rows, "labels": labels, "label_of": label_of}
+
+
+def segment_labels(model: dict) -> list[str]:
+    """Each segment's accessible name, in order, from a span_model."""
+    return [model["labels"][k] for k in model.get("label_of", ())]
 
 
 def _parts_html(parts) -> str:
@@ -357,15 +443,44 @@ def _parts_html(parts) -> str:
 
 
 def model_html(model: dict) -> str:
-    """The HTML of a span_model (with the CSS): what render_spans returns."""
-    attrs = f' data-owner="{html.escape(model["owner"], quote=True)}"' if model["owner"] else ""
+    """The HTML of a span_model (with the CSS): what render_spans returns.
+
+    For a screen reader: spans with an owner (clickable, app_pages.widgets.token_clicks) are a
+    listbox of options, one tab stop (roving tabindex: the pinned token, else the first), arrows move,
+    Enter pins; screen readers switch to their focus mode in a listbox, so the arrows reach the page,
+    and say each option's name with its position ("space the, id 262, 2 of 40"). Spans that cannot be
+    clicked are a group of images, each named: read in browse mode token by token, text and id."""
+    owned = bool(model["owner"])
+    attrs = f' data-owner="{html.escape(model["owner"], quote=True)}"' if owned else ""
     style = f' style="font-size:{html.escape(model["font"], quote=True)}"' if model["font"] else ""
+    role, item = ("listbox", "option") if owned else ("group", "img")
+    orient = ' aria-orientation="horizontal"' if owned else ""
+    label = html.escape(model.get("label") or "Tokens", quote=True)
     tips = [html.escape(t, quote=True) for t in model["tips"]]
-    out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style}>']
-    out += [f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}">{_parts_html(parts)}'
-            f'</span>{html.escape(breaks)}<wbr>' for cls, tip, ids, pos, parts, breaks in model["segs"]]
+    names = [html.escape(t, quote=True) for t in model.get("labels", ())]  # each distinct name escaped once
+    label_of = model.get("label_of") or [None] * len(model["segs"])
+    stop = focus_stop(model) if owned else -1
+    out = [CSS, f'<div class="tl-spans{" tl-flip" if model["flip"] else ""}"{attrs}{style} role="{role}"{orient} '
+                f'aria-label="{label}">']
+    for k, ((cls, tip, ids, pos, parts, breaks), said) in enumerate(zip(model["segs"], label_of)):
+        extra = ""
+        if owned:  # one tab stop; token_clicks.js moves it (the others need no tabindex to be focused from script)
+            pinned = "tl-pin" in cls and "tl-pin" in cls.split()
+            extra = (' tabindex="0"' if k == stop else "") + (' aria-selected="true"' if pinned else "")
+        out.append(f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}" role="{item}" '
+                   f'aria-label="{names[said] if said is not None else ""}"{extra}>{_parts_html(parts)}'
+                   f'</span>{html.escape(breaks)}<wbr>')
     out.append("</div>")
     return "".join(out)
+
+
+def focus_stop(model: dict) -> int:
+    """The index of the segment that takes the Tab stop of clickable spans: the pinned one, else
+    the first (token_spans.js makes the same choice)."""
+    for k, seg in enumerate(model["segs"]):
+        if "tl-pin" in seg[0].split():
+            return k
+    return 0
 
 
 def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
@@ -377,7 +492,8 @@ def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
     each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined;
     `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
     their text (the Lab's Z, Y, X…); `font_size`: a CSS size for the text (presentation mode);
-    `unknown_id`: the tokenizer's unknown token, drawn red over the text it stands for."""
+    `unknown_id`: the tokenizer's unknown token, drawn red over the text it stands for; `label`: the
+    block's name for a screen reader (each token is named by its text, said readably, and its id)."""
     return model_html(span_model(text, tokens, **options))
 
 
@@ -385,16 +501,20 @@ def visible(s: str, whitespace: bool) -> str:
     """Escaped text; with `whitespace`, space as ·, tab as →, newline as ↵ then a real line break."""
     return _parts_html(_visible_parts(s, whitespace))
 
-def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int, *, unknown: int = 0) -> str:
+def render_header(name: str, title: str, n_tokens: int, n_chars: int, n_bytes: int, *, unknown: int = 0,
+                  note: str = "") -> str:
     """A tokenizer's heading and counts, with stable hooks (data-tokenizer, .tl-count, .tl-unknown)
-    for tests. `unknown`: how many unknown tokens, shown in red when there are any. Its colors
-    inherit the page's, so it reads on light and dark themes."""
+    for tests. `unknown`: how many unknown tokens, shown in red when there are any; `note`: a line under
+    the heading on what the tokenizer is (plain text). Its colors inherit the page's, so it reads on
+    light and dark themes."""
     unk = (f' · <b class="tl-unknown" style="color:#dc2626">{unknown:,} unknown</b>' if unknown else "")
+    about = f'<div class="tl-head-note" style="font-size:.8rem;opacity:.75">{html.escape(note)}</div>' if note else ""
     return (f'<div class="tl-head" data-tokenizer="{html.escape(name, quote=True)}" '
             f'style="font-family:sans-serif;margin:.2rem 0 .4rem">'
             f'<span style="font-size:1.15rem;font-weight:700">{html.escape(title)}</span> '
             f'<span style="opacity:.8">· <b class="tl-count">{n_tokens:,}</b> {plural(n_tokens, "token")} · '
-            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span></div>')
+            f'{n_chars:,} {plural(n_chars, "character")} · {n_bytes:,} {plural(n_bytes, "byte")}{unk}</span>'
+            f'{about}</div>')
 
 
 # -- notebooks: a TokenList's _repr_html_ and tokenizers.show -----------------------------------------------

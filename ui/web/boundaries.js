@@ -1,7 +1,9 @@
 // "Text with boundaries": the text is one text node, shaped by the browser as it would be anywhere
-// (Arabic joins, Devanagari conjuncts and emoji ZWJ sequences stay whole); token boundaries are thin
-// marks drawn over it at the positions the browser reports for those offsets. A boundary inside a
-// grapheme cluster (a token that ends mid-emoji) underlines that cluster instead.
+// (Arabic joins, Devanagari conjuncts and emoji ZWJ sequences stay whole); each token boundary is a pair
+// of thin ticks at the position the browser reports for that offset, one above the letters and one
+// below them, in the line's leading: never over a letter (a bar through the line read as a stroke
+// through Hangul and Greek letters, which have no space between them). A boundary inside a grapheme
+// cluster (a token that ends mid-emoji) is a dotted line under that cluster instead.
 export default function ({ data, parentElement }) {
   const root = parentElement.querySelector(".tl-bview");
   const textEl = root.querySelector(".tl-btext");
@@ -24,6 +26,15 @@ export default function ({ data, parentElement }) {
     if (!node) return;
     const base = root.getBoundingClientRect();
     const range = document.createRange();
+    const lineHeight = parseFloat(getComputedStyle(textEl).lineHeight) || 0;
+    const tick = (cls, left, top, height) => {
+      const m = document.createElement("div");
+      m.className = cls;
+      m.style.left = `${left}px`;
+      m.style.top = `${top}px`;
+      m.style.height = `${Math.max(2, height)}px`;
+      marks.appendChild(m);
+    };
     const inner = new Set();
     let drawn = 0;
     for (const cut of data.cuts) {
@@ -38,7 +49,7 @@ export default function ({ data, parentElement }) {
           const u = document.createElement("div");
           u.className = "tl-bsplit";
           u.style.left = `${r.left - base.left}px`;
-          u.style.top = `${r.bottom - base.top - 3}px`;
+          u.style.top = `${r.bottom - base.top + 1}px`;  // under the letters' box, not on it
           u.style.width = `${r.width}px`;
           marks.appendChild(u);
         }
@@ -48,12 +59,11 @@ export default function ({ data, parentElement }) {
       range.setEnd(node, cut);
       const r = range.getClientRects()[0] || range.getBoundingClientRect();
       if (!r || (!r.height && !r.left)) continue;
-      const m = document.createElement("div");
-      m.className = "tl-bmark";
-      m.style.left = `${r.left - base.left - 1}px`;
-      m.style.top = `${r.top - base.top}px`;
-      m.style.height = `${r.height}px`;
-      marks.appendChild(m);
+      // the leading above and below the letters' box (line-height minus the box, halved), less a 1px gap
+      const lead = Math.max(3, (lineHeight - r.height) / 2) - 1;
+      const x = r.left - base.left - 1;
+      tick("tl-bmark tl-bmark-top", x, r.top - base.top - 1 - lead, lead);
+      tick("tl-bmark tl-bmark-bottom", x, r.bottom - base.top + 1, lead);
       drawn++;
     }
     root.dataset.marks = String(drawn);

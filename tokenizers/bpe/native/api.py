@@ -119,8 +119,14 @@ class Chunks(_Handle):
 
 
 def train(chunks: Chunks, num_merges: int,
-          progress: Callable[[int, int], None] | None = None) -> list[tuple[tuple[int, int], int, int]]:
-    """The merges, as bpe_fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)]."""
+          progress: Callable[[int, int], None] | None = None, *,
+          ties: str = "smallest") -> list[tuple[tuple[int, int], int, int]]:
+    """The merges, as bpe_fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)].
+    `ties` as there; the chunks must be in the order first met in the text (from_text and
+    from_counts over patterns.chunk_counts keep it)."""
+    from tokenizers.bpe.reference import check_ties
+
+    first = check_ties(ties) == "first"
     n = max(0, min(num_merges, chunks.tokens))  # a merge removes at least one token
     a, b = array("i", bytes(4 * n)), array("i", bytes(4 * n))
     count, saved = array("q", bytes(8 * n)), array("q", bytes(8 * n))
@@ -136,7 +142,7 @@ def train(chunks: Chunks, num_merges: int,
 
     cb = PROGRESS(call) if progress else PROGRESS()
     made = chunks._lib.tl_train(chunks._h, n, _addr(a), _addr(b), _addr(count), _addr(saved), cb,
-                                max(1, n // 200))
+                                max(1, n // 200), int(first))
     if raised:
         raise raised[0]
     if made < 0:

@@ -233,11 +233,16 @@ typedef struct {
     int64_t stamp;                            /* last merge that raised this pair's count */
 } pairinfo;
 
-typedef struct { int64_t count; uint64_t key; int32_t idx; } heapent;
+#define FIRST_UNSET (-1) /* pairs.first: no occurrence seen yet */
+#define FIRST_LOST (-2)  /* pairs.first: the first occurrence was merged away; locate() finds the next */
 
-/* the heap's order: higher count first; among equal counts the smaller pair (a, then b) */
+/* tie: what breaks a tie between equal counts, the smaller first. ties "smallest": the pair's key
+   (a, then b); ties "first": the position of its first occurrence (see tl_train). */
+typedef struct { int64_t count; uint64_t tie; int32_t idx; } heapent;
+
+/* the heap's order: higher count first; among equal counts the smaller tie */
 static int before(const heapent *x, const heapent *y) {
-    return x->count > y->count || (x->count == y->count && x->key < y->key);
+    return x->count > y->count || (x->count == y->count && x->tie < y->tie);
 }
 
 typedef struct { heapent *e; int64_t n, cap; } heap;
@@ -277,6 +282,11 @@ typedef struct {
     pairmap map;
     pairinfo *p; int64_t np, capp;
     uint64_t *keys; int64_t capkeys;  /* keys[i]: the pair of p[i] */
+    /* ties "first" only: first[i], the position of p[i]'s first occurrence (or FIRST_*). An array of
+       its own, not a field of pairinfo: a pairinfo of 48 bytes instead of 40 made training without a
+       split (one long word) about 40% slower, whatever the tie rule */
+    int64_t *first; int64_t capfirst;
+    int ties;
 } pairs;
 
 /* index of pair (a, b), created with count 0 when new; -1 when out of memory */
@@ -286,10 +296,12 @@ static int32_t pair_index(pairs *ps, int32_t a, int32_t b) {
     if (i >= 0) return i;
     if (ps->np >= INT32_MAX) return -1;
     if (grow((void **)&ps->p, &ps->capp, ps->np + 1, sizeof *ps->p)
-        || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)) return -1;
+        || grow((void **)&ps->keys, &ps->capkeys, ps->np + 1, sizeof *ps->keys)
+        || (ps->ties && grow((void **)&ps->first, &ps->capfirst, ps->np + 1, sizeof *ps->first))) return -1;
     i = (int32_t)ps->np++;
     memset(&ps->p[i], 0, sizeof ps->p[i]);
     ps->p[i].stamp = -1;
+    if (ps->ties) ps->first[i] = FIRST_UNSET;
     ps->keys[i] = key;
     return pm_put(&ps->map, key, i) ? -1 : i;
 }
@@ -301,19 +313,56 @@ static int note_word(pairinfo *pi, int32_t w) { /* record that word w holds this
     return 0;
 }
 
+/* The words, laid out as tl_train keeps them: word w's symbols are sym[wstart[w] .. wstart[w] + wlen[w]),
+   and since words start as their bytes, wstart[w] is also where word w's bytes start in the words laid
+   end to end; tlen[id] is the byte length of token id. */
+typedef struct { int32_t *sym; const int64_t *wstart, *wlen, *tlen; } words;
+
+/* ties "first": the position of pair i's first occurrence, found by walking its words in order; the
+   words before it no longer hold the pair (and never will again), so they leave its list. */
+static int64_t locate(pairs *ps, const words *ws, int32_t i) {
+    pairinfo *pi = &ps->p[i];
+    int32_t a = (int32_t)(ps->keys[i] >> 32), b = (int32_t)(ps->keys[i] & 0xffffffffu);
+    for (int64_t k = 0; k < pi->nwhere; k++) {
+        int32_t w = pi->where[k];
+        const int32_t *s = ws->sym + ws->wstart[w];
+        int64_t off = ws->wstart[w];
+        for (int64_t j = 0; j + 1 < ws->wlen[w]; j++) {
+            if (s[j] == a && s[j + 1] == b) {
+                memmove(pi->where, pi->where + k, (size_t)(pi->nwhere - k) * sizeof *pi->where);
+                pi->nwhere -= k;
+                return off;
+            }
+            off += ws->tlen[s[j]];
+        }
+    }
+    return -1; /* unreachable for a pair with a count */
+}
+
+static uint64_t tie_of(pairs *ps, const words *ws, int ties, int32_t i) {
+    if (!ties) return ps->keys[i];
+    if (ps->first[i] < 0) ps->first[i] = locate(ps, ws, i);
+    return (uint64_t)ps->first[i];
+}
+
 
 /* Learn up to num_merges merges from the distinct chunks in c. Merge k joins (out_a[k], out_b[k])
    into id 256 + k; out_count[k] is the pair's count when merged, out_saved[k] how many tokens the
    merge removed from the text. progress(done, num_merges) is called every `every` merges and at
-   the end; a nonzero return stops training. Returns the number of merges made, or -1 (memory). */
+   the end; a nonzero return stops training. Returns the number of merges made, or -1 (memory).
+   ties: 0 breaks a tie between equal counts by the smaller pair, 1 by the pair met first in the
+   text (tokenizers/bpe/fast.py says how: the chunks in c are in the order first met, so a pair's
+   position is the offset of its first occurrence's bytes in the words laid end to end). */
 int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t *out_b,
-                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every) {
+                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every, int ties) {
     int64_t done = -1, nwords = 0, nsym = 0;
     int32_t *sym = NULL, *touched = NULL;
-    int64_t *wstart = NULL, *wlen = NULL, *weight = NULL, *wstamp = NULL;
+    int64_t *wstart = NULL, *wlen = NULL, *weight = NULL, *wstamp = NULL, *tlen = NULL;
     int64_t captouched = 0;
     pairs ps; memset(&ps, 0, sizeof ps);
+    ps.ties = ties;
     heap h; memset(&h, 0, sizeof h);
+    words ws;
 
     /* 1. words: every distinct chunk of two or more bytes, its bytes as symbols, its count as weight */
     for (int64_t k = 0; k < c->n; k++)
@@ -324,7 +373,10 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
     wlen = malloc((size_t)(nwords ? nwords : 1) * sizeof *wlen);
     weight = malloc((size_t)(nwords ? nwords : 1) * sizeof *weight);
     wstamp = malloc((size_t)(nwords ? nwords : 1) * sizeof *wstamp);
-    if (!sym || !wstart || !wlen || !weight || !wstamp || pm_init(&ps.map, nsym / 4 + 1024)) goto out;
+    tlen = malloc((size_t)(256 + (num_merges > 0 ? num_merges : 0)) * sizeof *tlen);
+    if (!sym || !wstart || !wlen || !weight || !wstamp || !tlen || pm_init(&ps.map, nsym / 4 + 1024)) goto out;
+    for (int i = 0; i < 256; i++) tlen[i] = 1;
+    ws = (words){sym, wstart, wlen, tlen};
     {
         int64_t w = 0, at = 0;
         for (int64_t k = 0; k < c->n; k++) {
@@ -343,12 +395,13 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
             int32_t pi = pair_index(&ps, s[i], s[i + 1]);
             if (pi < 0 || note_word(&ps.p[pi], (int32_t)w)) goto out;
             ps.p[pi].count += weight[w];
+            if (ties && ps.first[pi] == FIRST_UNSET) ps.first[pi] = wstart[w] + i; /* bytes, so i bytes in */
         }
     }
     /* 3. the heap of (count, pair); filled once, then heapified */
     if (grow((void **)&h.e, &h.cap, ps.np + 1, sizeof *h.e)) goto out;
     for (int64_t i = 0; i < ps.np; i++)
-        h.e[h.n++] = (heapent){ps.p[i].count, ps.keys[i], (int32_t)i};
+        h.e[h.n++] = (heapent){ps.p[i].count, tie_of(&ps, &ws, ties, (int32_t)i), (int32_t)i};
     for (int64_t i = h.n / 2 - 1; i >= 0; i--) sift_down(&h, i);
 
     done = 0;
@@ -356,11 +409,16 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
         heapent top = heap_pop(&h);
         int64_t current = ps.p[top.idx].count;
         if (current != top.count) { /* stale after a fall: back in with its true count */
-            if (current > 0 && heap_push(&h, (heapent){current, top.key, top.idx})) { done = -1; goto out; }
+            if (current > 0 && heap_push(&h, (heapent){current, tie_of(&ps, &ws, ties, top.idx), top.idx})) {
+                done = -1; goto out;
+            }
             continue;
         }
-        int32_t a = (int32_t)(top.key >> 32), b = (int32_t)(top.key & 0xffffffffu);
+        uint64_t key = ps.keys[top.idx];
+        int32_t a = (int32_t)(key >> 32), b = (int32_t)(key & 0xffffffffu);
         int32_t x = (int32_t)(256 + done);
+        int64_t la = tlen[a];
+        tlen[x] = la + tlen[b];
         int64_t saved = 0, ntouched = 0;
         /* the merged pair's word list is read while other pairs' lists grow; it never grows itself
            (every new pair holds x), so its pointer and length stay valid even if ps.p moves */
@@ -374,24 +432,36 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
             wstamp[w] = done;
             int32_t *s = sym + wstart[w];
             int64_t n = wlen[w], j = 0, i = 0, wt = weight[w];
+            /* ties "first": `at` is the position of the new sequence's s[jseen], brought up to date at
+               each occurrence only, so the walk between occurrences does no more than before */
+            int64_t at = wstart[w], jseen = 0;
             /* in place: the new sequence s[0..j) never overtakes the old one at s[i..n) */
             while (i < n) {
                 if (s[i] == a && i + 1 < n && s[i + 1] == b) {
+                    if (ties)
+                        for (; jseen < j; jseen++) at += tlen[s[jseen]]; /* now the position of this a */
+                    int64_t prev = j > 0 ? at - tlen[s[j - 1]] : -1;  /* and of the token left of it */
                     int32_t q[2] = {-1, -1}; /* the pairs (left, x) and (x, right) this occurrence makes */
+                    int64_t qat[2] = {prev, at}; /* and where they start */
                     if (j > 0) { /* left is read from the new sequence: "aaaa" gives (X, X) */
                         int32_t left = s[j - 1];
-                        ps.p[pm_get(&ps.map, pkey(left, a))].count -= wt;
+                        int32_t gone = pm_get(&ps.map, pkey(left, a));
+                        ps.p[gone].count -= wt;
+                        if (ties && ps.first[gone] == prev) ps.first[gone] = FIRST_LOST;
                         if ((q[0] = pair_index(&ps, left, x)) < 0) { done = -1; goto out; }
                     }
                     if (i + 2 < n) {
                         int32_t right = s[i + 2];
-                        ps.p[pm_get(&ps.map, pkey(b, right))].count -= wt;
+                        int32_t gone = pm_get(&ps.map, pkey(b, right));
+                        ps.p[gone].count -= wt;
+                        if (ties && ps.first[gone] == at + la) ps.first[gone] = FIRST_LOST;
                         if ((q[1] = pair_index(&ps, x, right)) < 0) { done = -1; goto out; }
                     }
                     for (int t = 0; t < 2; t++) {
                         if (q[t] < 0) continue;
                         pairinfo *pi = &ps.p[q[t]];
                         pi->count += wt;
+                        if (ties && ps.first[q[t]] == FIRST_UNSET) ps.first[q[t]] = qat[t];
                         if (note_word(pi, w)) { done = -1; goto out; }
                         if (pi->stamp != done) {
                             pi->stamp = done;
@@ -401,6 +471,7 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
                     }
                     s[j++] = x;
                     i += 2;
+                    if (ties) { at += tlen[x]; jseen = j; }
                 } else {
                     s[j++] = s[i++];
                 }
@@ -416,15 +487,17 @@ int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t
         done++;
         for (int64_t t = 0; t < ntouched; t++) {
             int64_t cnt = ps.p[touched[t]].count;
-            if (cnt > 0 && heap_push(&h, (heapent){cnt, ps.keys[touched[t]], touched[t]})) { done = -1; goto out; }
+            if (cnt > 0 && heap_push(&h, (heapent){cnt, tie_of(&ps, &ws, ties, touched[t]), touched[t]})) {
+                done = -1; goto out;
+            }
         }
         if (progress && (done % (every > 0 ? every : 1) == 0 || done == num_merges))
             if (progress(done, num_merges)) break;
     }
 out:
     for (int64_t i = 0; i < ps.np; i++) free(ps.p[i].where);
-    free(ps.p); free(ps.keys); pm_free(&ps.map); free(h.e); free(touched);
-    free(sym); free(wstart); free(wlen); free(weight); free(wstamp);
+    free(ps.p); free(ps.keys); free(ps.first); pm_free(&ps.map); free(h.e); free(touched);
+    free(sym); free(wstart); free(wlen); free(weight); free(wstamp); free(tlen);
     return done;
 }
 

@@ -116,7 +116,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tl_chunks_total": ([c_void_p], c_int64),
         "tl_chunks_tokens": ([c_void_p], c_int64),
         "tl_chunks_get": ([c_void_p, c_int64, c_char_p, i64p], c_int64),
-        "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64], c_int64),
+        "tl_train": ([c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, PROGRESS, c_int64, c_int], c_int64),
         "tl_encoder_new": ([c_int, c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int64, c_char_p, c_void_p,
                             c_void_p, c_int64], c_void_p),
         "tl_encoder_free": ([c_void_p], None),

@@ -41,10 +41,10 @@ int64_t tl_chunks_get(const tl_chunks *c, int64_t k, uint8_t *buf, int64_t *coun
 
 typedef int (*tl_progress_fn)(int64_t done, int64_t total);
 
-/* Learn up to num_merges merges from the distinct chunks in c; see bpe.c. Returns the number made,
-   or -1 (memory). */
+/* Learn up to num_merges merges from the distinct chunks in c; ties: 0 = the smaller pair wins a tie,
+   1 = the pair met first in the text; see bpe.c. Returns the number made, or -1 (memory). */
 int64_t tl_train(const tl_chunks *c, int64_t num_merges, int32_t *out_a, int32_t *out_b,
-                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every);
+                 int64_t *out_count, int64_t *out_saved, tl_progress_fn progress, int64_t every, int ties);
 
 /* ---- bpe.c: encoding (the twin of BPETokenizer.encode_ordinary_python) ------------------------ */
 
