@@ -6,8 +6,9 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import spans_downloads, user_tokenizers
+from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
+from app_pages.widgets import live_text
 from tokenizers import lab_jobs
 from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.jobs import JobError
@@ -51,12 +52,15 @@ with st.expander("The five algorithms, in a sentence each"):
                                 "what it never saw": a.unknowns} for a in ALGORITHMS.values()]),
                  hide_index=True, key=f"{K}about")
 
+links.read("algorithms")  # a link (or a reload) opens the same form and text: app_pages/links.py
+
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)
 
 vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab", persist_state=KEEP)
 vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
+links.write("algorithms")  # before training: the segmentation's text and toggle are in session state already
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
             "training all five stays within a few seconds.")
@@ -137,7 +141,10 @@ st.dataframe(pd.DataFrame(summary).astype({"vocab size": "Int64",
 # -- one text, five segmentations --------------------------------------------------------------------
 st.subheader("Segmentation")
 st.session_state.setdefault(f"{K}segment", DEFAULT_TEXT)
-segment_text = st.text_area("Text to segment", height=90, key=f"{K}segment", persist_state=KEEP)
+lone = clean_state_text(f"{K}segment")  # lone surrogates cannot reach the browser
+segment_text = live_text(f"{K}segment", label="Text to segment", height=90)
+if lone:
+    st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
 show_ws = st.toggle("Show whitespace", key=f"{K}ws", persist_state=KEEP, help="space ·  tab →  newline ↵")
 clean, _ = clean_text(segment_text)
 clean, size = limits.cut_text(clean, limits.SEGMENT_TEXT_BYTES)

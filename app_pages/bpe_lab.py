@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from app_pages.links import KEEP
+from app_pages import links
+from app_pages.links import KEEP, LAB_SPLITS, LAB_TIES
 from app_pages.long_work import run_with_stop, was_stopped
 from app_pages.shared import spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
@@ -30,10 +31,9 @@ MAX_TRAIN_CHARS_NO_SPLIT = 200_000
 TRAIN_TIMEOUT = 60.0              # seconds; training runs in a child process and is stopped after this
 STEP_TEXT_CHARS = 3_000           # how much of the training text the step view draws
 PAIR_VIEW_CHARS = 100_000         # pair counts per step are shown for corpora up to this size
-SPLITS = {"GPT-4 pattern": GPT4_PATTERN, "GPT-2 pattern": GPT2_PATTERN, "No split (the plain algorithm)": None,
-          "Custom regex": "custom"}
-# how a tie between equally frequent pairs is broken (BPETokenizer.train's `ties`)
-TIES = {"Smallest pair (Hugging Face, rustbpe)": "smallest", "Met first in the text (minbpe, the lecture)": "first"}
+SPLITS = dict(zip(LAB_SPLITS, (GPT4_PATTERN, GPT2_PATTERN, None, "custom")))  # labels as the link names them
+# how a tie between equally frequent pairs is broken (BPETokenizer.train's `ties`; labels as the link names them)
+TIES = dict(zip(LAB_TIES, ("smallest", "first")))
 TIES_LABEL = {rule: label for label, rule in TIES.items()}
 TIES_SAID = {"smallest": "ties to the smallest pair", "first": "ties to the pair met first"}
 DEFAULT_TEXT = ("aaabdaaabac\n\nThe cat sat on the mat. The cat ate the rat. A fat rat sat on the cat's hat, "
@@ -54,6 +54,8 @@ def load_classic():
 st.title("BPE Lab")
 st.caption("Train a byte-level BPE on a text and watch it learn, merge by merge. It starts from the 256 "
            "single bytes and repeatedly merges the most frequent adjacent pair into a new token.")
+
+links.read("bpe_lab")  # a link (or a reload) opens the same form: app_pages/links.py
 
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, first="Paste")
@@ -79,6 +81,7 @@ ties_label = st.radio("When two pairs are equally frequent, merge the", list(TIE
 ties = TIES[ties_label]
 st.caption("Why they differ: minbpe and the lecture merge the tied pair met first in the text, Hugging Face "
            "tokenizers and rustbpe the smallest one.")
+links.write("bpe_lab")  # the form in the link
 
 if problem:
     st.error(escape_markdown(problem))

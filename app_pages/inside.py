@@ -18,7 +18,7 @@ from tokenizers.core.text import clean_text
 from service import limits
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
-from app_pages.widgets import token_clicks
+from app_pages.widgets import live_text, token_clicks
 from ui.formatting import IdParseError, escape_markdown, hexbytes, md_inline_code, parse_ids, render_token
 from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans
@@ -67,7 +67,8 @@ if fell_back is not None and name == fell_back:
             f"(see the note at the top); it shows **{title_of(fell_back)}** instead.", icon="↪️")
 replaced = clean_state_text(f"{K}text")
 st.session_state.setdefault(f"{K}text", "Tokenization isn't magic: 안녕하세요 👨‍👩‍👧 naïve café 1234567")
-text = c2.text_area("Text", height=90, key=f"{K}text", persist_state=KEEP)
+with c2:
+    text = live_text(f"{K}text", label="Text", height=90)
 tok = resolve(name)
 if tok is None:
     st.stop()

@@ -163,6 +163,7 @@ st.caption("The same message costs a different number of tokens in every languag
            "that says the same thing: 2.0 means twice the price, half the context and twice the steps. *Corpus "
            "metrics* measure each tokenizer on the same texts: fertility, continued words, bytes per token, byte "
            "fallback and Rényi efficiency.")
+links.read("languages")
 # the four defaults and GPT-4o's (the contrast with GPT-4 is the point of the page); every other
 # tokenizer is one click away (loading all thirteen on a first visit took 4-10 s)
 st.session_state.setdefault(f"{K}tokenizers", [*default_tokenizers(), "o200k_base"])
@@ -180,6 +181,7 @@ view = st.segmented_control("Measure", VIEWS, key=f"{K}view", required=True, per
                                  "fertility, continued words, bytes per token, byte fallback and Rényi efficiency "
                                  "of each tokenizer on the same texts.")
 tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
+links.write("languages")  # the settings as this run starts with them (the references are drawn in their tabs)
 
 with tabs[0]:
     if tabs[0].open:

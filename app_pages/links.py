@@ -128,12 +128,18 @@ class Models:
 
 @dataclass(frozen=True)
 class Int:
-    """A whole number written in ASCII digits (the page bounds it where it uses it)."""
+    """A whole number written in ASCII digits, between `lo` and `hi` when they are given (a number
+    input's bounds: Streamlit refuses a value outside them); else the page bounds it where it uses it."""
+    lo: int | None = None
+    hi: int | None = None
 
     def parse(self, raw: str) -> int:
         if not (raw.isascii() and raw.isdigit()):
             raise Invalid(raw)
-        return int(raw[:40])
+        value = int(raw[:40])
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise Invalid(raw)
+        return value
 
     def format(self, value) -> str:
         return str(value)
@@ -203,6 +209,7 @@ class Link:
                                     # through `also` is skipped (Inside's id=… wins over token=…)
     read_when: str = "visit"
     needs: str | None = None
+    bound: tuple[str, ...] = ()     # parameters the page's own widgets keep (bind="query-params"): left as they are
 
 
 @dataclass
@@ -283,8 +290,86 @@ def _vocab_diff() -> Link:
     ), read_when="changed", needs="a")
 
 
+# -- the labs and the other pages: their forms, so a reload or a shared link opens the same form ---------------
+LAB_SPLITS = ("GPT-4 pattern", "GPT-2 pattern", "No split (the plain algorithm)", "Custom regex")  # the BPE Lab's
+LAB_TIES = ("Smallest pair (Hugging Face, rustbpe)", "Met first in the text (minbpe, the lecture)")  # its tie rules
+
+
+def _training_text(k: str, first: str) -> tuple[Setting, ...]:
+    """The labs' training text (app_pages/training_text.py): where it comes from, and the pasted text or the
+    built-in corpus's size (an uploaded file cannot be in a link)."""
+    from app_pages.training_text import BUILTIN_SIZES, SOURCES
+
+    source = Choice(SOURCES, values={"builtin": SOURCES[0], "paste": SOURCES[1], "upload": SOURCES[2]})
+    return (
+        Setting("source", f"{k}source", source, first, write="changed"),
+        Setting("text", f"{k}text", Text(), write=lambda s: s.get(f"{k}source", first) == SOURCES[1]),
+        Setting("size", f"{k}builtin_size", Choice(tuple(BUILTIN_SIZES), values={str(n): n for n in BUILTIN_SIZES}),
+                write=lambda s: s.get(f"{k}source", first) == SOURCES[0]),
+    )
+
+
+def _bpe_lab() -> Link:
+    k = "lab_"
+    split = Choice(LAB_SPLITS, values=dict(zip(("gpt4", "gpt2", "none", "custom"), LAB_SPLITS)))
+    return Link((
+        *_training_text(k, "Paste"),
+        Setting("vocab", f"{k}vocab", Int(256, 8192), 276, write="changed"),
+        Setting("split", f"{k}split", split, LAB_SPLITS[0], write="changed"),
+        Setting("regex", f"{k}regex", Text(500), write=lambda s: s.get(f"{k}split") == LAB_SPLITS[3]),
+        Setting("specials", f"{k}specials", Text(500), "<|endoftext|>", write="changed"),
+        Setting("ties", f"{k}ties", Choice(LAB_TIES, values=dict(zip(("smallest", "first"), LAB_TIES))), LAB_TIES[0],
+                write="changed"),
+    ))
+
+
+def _algorithms() -> Link:
+    k = "alg_"
+    return Link((
+        *_training_text(k, "Built-in corpus"),
+        Setting("vocab", f"{k}vocab", Int(2, 8192), 1000, write="changed"),
+        Setting("segment", f"{k}segment", Text()),
+        Setting("ws", f"{k}ws", Flag(), False, write="changed"),
+    ))
+
+
+def _sentencepiece_lab() -> Link:
+    """The form's main settings (the expander's other options are kept for the visit, not in the link)."""
+    from tokenizers.sentencepiece.train import MODEL_TYPES, PRESETS
+
+    k = "sp_"
+    return Link((
+        *_training_text(k, "Built-in corpus"),
+        Setting("preset", f"{k}preset", Choice(tuple(PRESETS)), "Llama 2", write="changed"),
+        Setting("model_type", f"{k}opt_model_type", Choice(tuple(MODEL_TYPES))),
+        Setting("vocab", f"{k}opt_vocab_size", Int(1, 200_000), 1000, write="changed"),
+        Setting("split_long", f"{k}split_long", Flag(), False, write="changed"),
+    ))
+
+
+def _quirks() -> Link:
+    """The gallery's tokenizers and whitespace marks (the open tab is the tabs' own parameter)."""
+    k = "quirks_"
+    return Link((
+        Setting("tokenizers", f"{k}tokenizers", Names()),
+        Setting("ws", f"{k}ws", Flag(), False, write="changed"),
+    ), bound=(f"{k}tab",))
+
+
+def _languages() -> Link:
+    """The tokenizers and both references (the measure and the open tab are their widgets' own parameters)."""
+    k = "languages_"
+    return Link((
+        Setting("tokenizers", f"{k}tokenizers", Names()),
+        Setting("ref", f"{k}ref", Raw(), "eng", write="changed"),
+        Setting("code_ref", f"{k}code_ref", Raw(), "python", write="changed"),
+    ), bound=(f"{k}view", f"{k}tab"))
+
+
 LINKS: dict[str, Callable[[], Link]] = {"compare": _compare, "compare_chat": _compare_chat, "inside": _inside,
-                                        "vocab_diff": _vocab_diff}
+                                        "vocab_diff": _vocab_diff, "bpe_lab": _bpe_lab, "algorithms": _algorithms,
+                                        "sentencepiece_lab": _sentencepiece_lab, "quirks": _quirks,
+                                        "languages": _languages}
 
 
 def link(page: str) -> Link:
@@ -362,7 +447,13 @@ def write(page: str, **computed) -> dict[str, str]:
     """Session state into the link (after the page's widgets), and remembered as what this page wrote
     (a link that differs from it is one the visitor followed)."""
     out = params(page, **computed)
-    st.query_params.from_dict(out)
+    bound = link(page).bound
+    q = st.query_params   # each parameter set or removed on its own: a widget's bound one is left as it is
+    for param in [p for p in q.keys() if p not in out and p not in bound]:
+        del q[param]
+    for param, text in out.items():
+        if q.get(param) != text:
+            q[param] = text
     st.session_state[_written_key(page)] = out
     return out
 

@@ -13,6 +13,7 @@ from tokenizers import vocab_audit
 from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text
 from service import limits
+from app_pages.widgets import bump, live_text
 from ui.figures import number_heatmap
 from ui.formatting import escape_markdown, hexbytes, render_token
 from ui.quirks import CARDS, EGGS, FORMATS, Card, bytes_label, healing_html, ranking_note
@@ -89,6 +90,8 @@ def load_preset(card: Card) -> None:
     p = next(p for p in card.presets if p.label == label)
     for suffix, value in (("_a", p.a), ("_b", p.b or ""), ("_two", p.b is not None)):
         st.session_state[k + suffix] = value
+    bump(f"{k}_a")  # the live boxes show the example's texts
+    bump(f"{k}_b")
     st.session_state[f"{k}_preset"] = None  # back to the placeholder: the text is the visitor's now
 
 
@@ -156,7 +159,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
         name = c2.selectbox("Tokenizer", names, format_func=lambda n: titles.get(n, n), key=f"{k}_tok",
                             persist_state=KEEP, label_visibility="collapsed")
         replaced = clean_state_text(f"{k}_a")
-        text = st.text_area("Text", key=f"{k}_a", persist_state=KEEP, height=text_height(st.session_state[f"{k}_a"]))
+        text = live_text(f"{k}_a", label="Text", height=text_height(st.session_state[f"{k}_a"]))
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
         (text,) = card_texts(text)
@@ -211,10 +214,12 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         replaced = clean_state_text(f"{k}_a") + clean_state_text(f"{k}_b")
         height = text_height(st.session_state[f"{k}_a"], st.session_state[f"{k}_b"] if two else "")
         cols = st.columns(2) if two else [st.container()]
-        a = cols[0].text_area("Text A" if two else "Text", key=f"{k}_a", persist_state=KEEP, height=height)
+        with cols[0]:
+            a = live_text(f"{k}_a", label="Text A" if two else "Text", height=height)
         b = ""
         if two:
-            b = cols[1].text_area("Text B", key=f"{k}_b", persist_state=KEEP, height=height)
+            with cols[1]:
+                b = live_text(f"{k}_b", label="Text B", height=height)
         if replaced:
             st.warning("Lone surrogate code points (halves of a UTF-16 pair) were replaced by U+FFFD �.")
         a, b = card_texts(a, b)
@@ -479,7 +484,9 @@ st.title("Quirks")
 st.caption("Why can't a model spell, reverse a string or add big numbers? Why does it stop at <|endoftext|>? "
            "Each card answers with a live example you can edit; the tabs after the gallery compute the evidence "
            "from the vocabularies themselves.")
+links.read("quirks")
 tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
+links.write("quirks")  # the settings as this run starts with them (the gallery's widgets are drawn in its tab)
 with tabs[0]:
     if tabs[0].open:
         st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())

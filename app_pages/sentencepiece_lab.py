@@ -11,6 +11,7 @@ from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
+from app_pages.widgets import live_text
 from tokenizers.sentencepiece.lattice import build_lattice
 from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError,
                                             split_long_lines, train)
@@ -164,8 +165,10 @@ def vocabulary_tab(tok, report, trained) -> None:
 
 def encode_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}etext", PROBE_TEXT)
-    clean_state_text(f"{K}etext")
-    etext = st.text_area("Text to encode", height=80, key=f"{K}etext", persist_state=KEEP)
+    lone = clean_state_text(f"{K}etext")
+    etext = live_text(f"{K}etext", label="Text to encode", height=80)
+    if lone:
+        st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
     clean, _ = clean_text(etext)
     clean, size = limits.cut_text(clean, limits.ENCODE_TEXT_BYTES)
     if size > limits.ENCODE_TEXT_BYTES:
@@ -194,9 +197,10 @@ def encode_tab(tok, report, trained) -> None:
 
 def byte_fallback_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}btext", PROBE_TEXT)
-    clean_state_text(f"{K}btext")
-    btext = clean_text(st.text_input("Text with characters the corpus never had", key=f"{K}btext",
-                                     persist_state=KEEP))[0]
+    lone = clean_state_text(f"{K}btext")
+    btext = clean_text(live_text(f"{K}btext", label="Text with characters the corpus never had", height=68))[0]
+    if lone:
+        st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
     if len(btext) > SAMPLE_CHARS:
         st.caption(f"The first {SAMPLE_CHARS} characters are compared.")
         btext = btext[:SAMPLE_CHARS]
@@ -277,8 +281,10 @@ def lattice_tab(tok, report, trained) -> None:
                 "or choose the T5-style unigram preset, and train.")
     else:
         st.session_state.setdefault(f"{K}ltext", "Hello world")
-        clean_state_text(f"{K}ltext")
-        ltext = clean_text(st.text_input("A short text", key=f"{K}ltext", persist_state=KEEP))[0]
+        lone = clean_state_text(f"{K}ltext")
+        ltext = clean_text(live_text(f"{K}ltext", label="A short text", height=68))[0]
+        if lone:
+            st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
         # normalizing changes the length a little (the ▁ prefix, NFKC): a text far too long is not built at all
         lattice = build_lattice(tok, ltext) if ltext and len(ltext) <= 2 * LATTICE_CHARS else None
         if not ltext:
@@ -308,9 +314,10 @@ def lattice_tab(tok, report, trained) -> None:
 
 def sampling_tab(tok, report, trained) -> None:
     st.session_state.setdefault(f"{K}stext", "subword regularization")
-    clean_state_text(f"{K}stext")
-    stext = clean_text(st.text_input("Text to segment again and again", key=f"{K}stext",
-                                     persist_state=KEEP))[0][:SAMPLE_CHARS]
+    lone = clean_state_text(f"{K}stext")
+    stext = clean_text(live_text(f"{K}stext", label="Text to segment again and again", height=68))[0][:SAMPLE_CHARS]
+    if lone:
+        st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
     s1, s2, s3 = st.columns(3)
     n = s1.slider("Samples", 10, 1000, 200, step=10, key=f"{K}n", persist_state=KEEP)
     alpha = s2.slider("alpha", 0.0, 1.0, 0.1, step=0.01, key=f"{K}alpha", persist_state=KEEP,
@@ -380,6 +387,8 @@ st.title("SentencePiece Lab")
 st.caption("Train a SentencePiece model (BPE or unigram) with the settings that real models use, then look inside: "
            "the vocabulary's layout, byte fallback, merge trees, the unigram lattice and sampled segmentations.")
 
+links.read("sentencepiece_lab")  # a link (or a reload) opens the same form: app_pages/links.py
+
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, text_label="Text to train on (each line is a sentence)",
                        builtin_note="English only: Korean and emoji are characters it never saw.")
@@ -414,6 +423,7 @@ with st.expander("All options, with what each does and SentencePiece's default",
 
 split_long = st.checkbox("Split lines longer than max_sentence_length before training (SentencePiece skips them)",
                          key=f"{K}split_long", persist_state=KEEP)
+links.write("sentencepiece_lab")
 train_now = st.button("Train", type="primary", key=f"{K}train")
 if any([was_stopped(f"{K}stop"), was_stopped(f"{K}stop_twin")]):
     st.warning("Training stopped. The model trained before (if any) is kept.")

@@ -62,7 +62,7 @@ def test_before_training_the_page_says_what_to_do():
 def test_train_all_five_side_by_side():
     at = train_on(page(), vocab=400, builtin=20_000)
     assert any("5 of 5 algorithms" in s.value for s in at.success)
-    text = at.text_area(key=f"{K}segment").value
+    text = at.session_state[f"{K}segment"]
     # each column's counts are the library's, for the same training text
     corpus = stdlib_docstrings(20_000)
     from tokenizers.classic.algorithms import held_out_split
@@ -178,7 +178,8 @@ def test_a_megabyte_is_bounded_with_a_message():
 def test_user_text_is_escaped():
     at = train_on(page(), vocab=300, builtin=20_000)
     payload = "<script>alert(1)</script><img src=x onerror=alert(2)> [a](http://x) `x`"
-    at.text_area(key=f"{K}segment").set_value(payload).run()
+    at.session_state[f"{K}segment"] = payload
+    at.run()
     assert not at.exception
     for b in spans(at):
         assert "<script" not in b and "<img" not in b

@@ -46,7 +46,7 @@ def expected(name: str, text: str) -> tuple[int, int]:
 
 def test_card_shows_the_end_of_http_colon_in_every_chosen_tokenizer():
     at = quirks()
-    assert at.text_area(key=f"{Q}a").value == "http:" and at.selectbox(key=f"{Q}tok").value == "cl100k_base"
+    assert at.session_state[f"{Q}a"] == "http:" and at.selectbox(key=f"{Q}tok").value == "cl100k_base"
     assert shown(at) == (25, 324) == expected("cl100k_base", "http:")
     body = view(at)
     assert 'class="tl-tok tl-pin' in body and "Backed off" in body and "323</b> longer ones" in body
@@ -62,7 +62,7 @@ def test_examples_and_picker():
     at = quirks()
     at.selectbox(key=f"{Q}preset").set_value("A trailing space")
     rerun(at)
-    assert at.text_area(key=f"{Q}a").value == "Hello "
+    assert at.session_state[f"{Q}a"] == "Hello "
     assert shown(at) == (220, expected("cl100k_base", "Hello ")[1])
     at.selectbox(key=f"{Q}tok").set_value("mistral_sp")
     rerun(at)
@@ -113,7 +113,7 @@ def test_partial_character_is_shown_as_hex():
 def test_empty_text_asks_for_one():
     at = quirks(**{f"{Q}a": ""})
     assert not view(at) and any("Type a text above" in i.value for i in at.info)
-    assert at.text_area(key=f"{Q}a").value == ""
+    assert at.session_state[f"{Q}a"] == ""
 
 
 @pytest.mark.parametrize("text", [t for t in TRICKY_TEXTS if t] + [
@@ -122,7 +122,7 @@ def test_empty_text_asks_for_one():
 def test_hostile_text(text):
     at = quirks(**{f"{Q}a": text})
     clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    assert at.text_area(key=f"{Q}a").value == clean  # nothing lost but what cannot be sent
+    assert at.session_state[f"{Q}a"] == clean  # nothing lost but what cannot be sent
     if clean != text:
         assert any("Lone surrogate" in w.value for w in at.warning)
     if len(text) > 100_000:
@@ -162,4 +162,4 @@ def test_a_text_that_gives_no_tokens_is_said_so():
                 **{f"{Q}a": "   ", f"{Q}tok": "lab_wp"})
     assert any("gives no tokens" in i.value and "no last token" in i.value for i in at.info)
     rows = table(at)
-    assert list(rows["last token"]) == ["(no tokens)", "·"] and at.text_area(key=f"{Q}a").value == "   "
+    assert list(rows["last token"]) == ["(no tokens)", "·"] and at.session_state[f"{Q}a"] == "   "

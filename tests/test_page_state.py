@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, goto
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "app_pages"
@@ -186,7 +186,8 @@ def test_inside_keeps_its_options_and_its_link_reproduces_the_view():
     at.run()
     go(at, "inside")
     at.selectbox(key="inside_tok").set_value("gpt2").run()
-    at.text_area(key="inside_text").set_value("hello world").run()
+    at.session_state["inside_text"] = "hello world"
+    at.run()
     at.selectbox(key="inside_pick_gpt2").set_value(1).run()
     at.selectbox(key="inside_vcat").set_value(at.selectbox(key="inside_vcat").options[1]).run()
     vcat = at.selectbox(key="inside_vcat").value
@@ -194,7 +195,7 @@ def test_inside_keeps_its_options_and_its_link_reproduces_the_view():
     assert link == {"tokenizer": "gpt2", "text": "hello world", "token": "1"}
     away_and_back(at, "inside", elsewhere="quirks")
     assert at.selectbox(key="inside_tok").value == "gpt2"
-    assert at.text_area(key="inside_text").value == "hello world"
+    assert at.session_state["inside_text"] == "hello world"
     assert at.selectbox(key="inside_pick_gpt2").value == 1
     assert at.selectbox(key="inside_vcat").value == vcat
     fresh = app()
@@ -259,12 +260,13 @@ def test_quirks_keeps_its_options_its_cards_and_its_tab():
     card = CARDS[0].key
     at.multiselect(key="quirks_tokenizers").set_value(["gpt2"]).run()
     at.toggle(key="quirks_ws").set_value(True).run()
-    at.text_area(key=f"quirks_{card}_a").set_value("strawberry").run()
+    at.session_state[f"quirks_{card}_a"] = "strawberry"
+    at.run()
     at.toggle(key=f"quirks_{card}_two").set_value(True).run()
     away_and_back(at, "quirks")
     assert at.multiselect(key="quirks_tokenizers").value == ["gpt2"]
     assert at.toggle(key="quirks_ws").value is True
-    assert at.text_area(key=f"quirks_{card}_a").value == "strawberry"
+    assert at.session_state[f"quirks_{card}_a"] == "strawberry"
     assert at.toggle(key=f"quirks_{card}_two").value is True
     at.session_state["quirks_tab"] = "Rare long tokens"
     at.run()
@@ -339,7 +341,89 @@ def test_sentencepiece_lab_keeps_its_open_tab_and_what_is_typed_in_it():
     assert not at.exception and at.session_state["sp_model"] is not None
     at.session_state["sp_tab"] = "Encode"
     at.run()
-    at.text_area(key="sp_etext").set_value("kept across pages").run()
+    at.session_state["sp_etext"] = "kept across pages"
+    at.run()
     away_and_back(at, "sentencepiece_lab", elsewhere="languages")
     assert at.session_state["sp_tab"] == "Encode"
-    assert at.text_area(key="sp_etext").value == "kept across pages"
+    assert at.session_state["sp_etext"] == "kept across pages"
+
+
+# -- the other pages' links: a reload or a shared link opens the same form (issue 20) ------------------------
+def link_round_trip(page: str, settings: dict) -> tuple[dict, AppTest]:
+    """Set `settings` (session-state key -> value, as the widgets would), take the page's link, and open
+    that link in a new visit; (the link, the new visit)."""
+    at = app()
+    at.run()
+    goto(at, page)
+    for key, value in settings.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    link = dict(at.query_params)
+    fresh = app()
+    fresh.run()
+    goto(fresh, page, query=link)
+    assert not fresh.exception, fresh.exception
+    for key, value in settings.items():
+        assert fresh.session_state[key] == value, key
+    return link, fresh
+
+
+def test_the_bpe_lab_form_is_in_its_link():
+    link, fresh = link_round_trip("bpe_lab", {"lab_text": "my lecture's text 🙂", "lab_vocab": 300,
+                                              "lab_split": "Custom regex", "lab_regex": r"\w+",
+                                              "lab_specials": "<|x|>",
+                                              "lab_ties": "Met first in the text (minbpe, the lecture)"})
+    assert link == {"text": "my lecture's text 🙂", "vocab": "300", "split": "custom", "regex": r"\w+",
+                    "specials": "<|x|>", "ties": "first"}
+    assert fresh.text_area(key="lab_text").value == "my lecture's text 🙂"
+    assert fresh.number_input(key="lab_vocab").value == 300
+
+
+def test_the_classic_examples_form_is_in_the_link():
+    at = app()
+    at.run()
+    goto(at, "bpe_lab")
+    at.button(key="lab_classic").click().run()
+    assert dict(at.query_params) == {"text": "aaabdaaabac", "vocab": "259", "split": "none", "specials": "",
+                                     "ties": "first"}
+
+
+def test_the_bpe_lab_link_with_bad_values_keeps_the_defaults():
+    at = app()
+    at.run()
+    goto(at, "bpe_lab", query={"vocab": "99999", "split": "nonsense", "source": "x", "text": "<script>x</script>"})
+    assert not at.exception
+    assert at.number_input(key="lab_vocab").value == 276 and at.selectbox(key="lab_split").value == "GPT-4 pattern"
+    assert at.text_area(key="lab_text").value == "<script>x</script>"  # a text is a text
+
+
+def test_the_algorithms_form_and_segment_text_are_in_its_link():
+    link, _ = link_round_trip("algorithms", {"alg_source": "Paste", "alg_text": "low lower lowest", "alg_vocab": 300,
+                                             "alg_segment": "안녕 👨‍👩‍👧", "alg_ws": True})
+    assert link == {"source": "paste", "text": "low lower lowest", "vocab": "300", "segment": "안녕 👨‍👩‍👧",
+                    "ws": "1"}
+
+
+def test_the_sentencepiece_lab_form_is_in_its_link():
+    link, _ = link_round_trip("sentencepiece_lab", {"sp_source": "Paste", "sp_text": "a b c\nd e f",
+                                                    "sp_opt_model_type": "bpe", "sp_opt_vocab_size": 300,
+                                                    "sp_split_long": True})
+    assert link == {"source": "paste", "text": "a b c\nd e f", "model_type": "bpe", "vocab": "300",
+                    "split_long": "1"}
+
+
+def test_the_quirks_and_languages_settings_are_in_their_links():
+    link, _ = link_round_trip("quirks", {"quirks_tokenizers": ["gpt2", "o200k_base"], "quirks_ws": True})
+    assert link == {"tokenizers": "gpt2,o200k_base", "ws": "1"}
+    link, _ = link_round_trip("languages", {"languages_tokenizers": ["gpt2"], "languages_ref": "fra"})
+    assert link == {"tokenizers": "gpt2", "ref": "fra"}
+
+
+def test_a_page_drops_the_last_pages_link():
+    """A page writes its own link: Compare's parameters never stay on the BPE Lab's address."""
+    at = app()
+    at.run()
+    at.switch_page("app_pages/bpe_lab.py")
+    at.run()
+    assert "tokenizers" not in at.query_params and at.query_params["text"] == at.session_state["lab_text"]

@@ -81,29 +81,29 @@ def test_presets_toggle_and_edits():
     at = quirks()
     at.selectbox(key=f"{Q}unicode_preset").set_value("Precomposed (NFC) vs combining accents (NFD)")
     rerun(at)
-    a, b = at.text_area(key=f"{Q}unicode_a").value, at.text_area(key=f"{Q}unicode_b").value
+    a, b = at.session_state[f"{Q}unicode_a"], at.session_state[f"{Q}unicode_b"]
     assert a != b and len(b) > len(a) and at.selectbox(key=f"{Q}unicode_preset").value is None
     at.selectbox(key=f"{Q}indentation_preset").set_value("The course's example")
     rerun(at)
-    assert at.text_area(key=f"{Q}indentation_a").value == "    hello world!!!"
+    assert at.session_state[f"{Q}indentation_a"] == "    hello world!!!"
     assert not at.toggle(key=f"{Q}indentation_two").value  # a one-text example switches B off
     assert (("gpt2", "GPT-2", 6) in counts(at)) and (("cl100k_base", "cl100k_base (GPT-4)", 4) in counts(at))
     at.toggle(key=f"{Q}pair_two").set_value(False)
-    at.text_area(key=f"{Q}pair_a").set_value("hello world")
+    at.session_state[f"{Q}pair_a"] = "hello world"
     rerun(at)
     assert ("gpt2", "GPT-2", 2) in counts(at)
 
 
 def test_card_text_survives_a_visit_to_another_tab():
     at = quirks()
-    at.text_area(key=f"{Q}pair_a").set_value("my own words")
+    at.session_state[f"{Q}pair_a"] = "my own words"
     at.multiselect(key=f"{Q}tokenizers").set_value(["gpt2"])
     rerun(at)
     at.session_state[f"{Q}tab"] = "Numbers"
     rerun(at)
     at.session_state[f"{Q}tab"] = "Gallery"
     rerun(at)
-    assert at.text_area(key=f"{Q}pair_a").value == "my own words"
+    assert at.session_state[f"{Q}pair_a"] == "my own words"
     assert at.multiselect(key=f"{Q}tokenizers").value == ["gpt2"]
     assert {n for n, _, _ in counts(at)} == {"gpt2"}
 
@@ -111,10 +111,10 @@ def test_card_text_survives_a_visit_to_another_tab():
 @pytest.mark.parametrize("text", TRICKY_TEXTS + ["x" * 50_000])
 def test_tricky_text_in_a_card(text):
     at = quirks()
-    at.text_area(key=f"{Q}pair_a").set_value(text)
-    at.text_area(key=f"{Q}pair_b").set_value(text[::-1])
+    at.session_state[f"{Q}pair_a"] = text
+    at.session_state[f"{Q}pair_b"] = text[::-1]
     rerun(at)
-    assert at.text_area(key=f"{Q}pair_a").value == text
+    assert at.session_state[f"{Q}pair_a"] == text
     if text:
         assert ("gpt2", "GPT-2 · A", len(get_tokenizer("gpt2").encode(text, disallowed_special=()))) in counts(at)
     for h in at.get("html"):
@@ -218,7 +218,7 @@ def own_tokenizer():
 def test_lone_surrogate_in_a_card_is_reported():
     at = quirks(**{f"{Q}pair_a": "a\ud83db"})
     assert any("Lone surrogate" in w.value for w in at.warning)
-    assert at.text_area(key=f"{Q}pair_a").value == "a\ufffdb"
+    assert at.session_state[f"{Q}pair_a"] == "a\ufffdb"
 
 
 def test_a_visitors_own_tokenizer_joins_the_gallery_and_the_evidence():

@@ -278,7 +278,8 @@ def test_encode_shows_pieces_ids_and_decoded_text(trained_bpe):
     at = tab(trained_bpe, "Encode")
     tok = model(at)
     text = "<script>alert(1)</script> hello 안녕"
-    at.text_area(key=f"{K}etext").set_value(text).run()
+    at.session_state[f"{K}etext"] = text
+    at.run()
     ids = tok.encode(text, disallowed_special=())
     codes = [c.value for c in at.code]
     assert " ".join(tok.piece_of(i) for i in ids) in codes and ", ".join(map(str, ids)) in codes
@@ -286,19 +287,21 @@ def test_encode_shows_pieces_ids_and_decoded_text(trained_bpe):
     assert "▁" in codes[0]
     bodies = [h.proto.body for h in at.get("html")]
     assert bodies and all("<script" not in b for b in bodies)
-    at.text_area(key=f"{K}etext").set_value("").run()
+    at.session_state[f"{K}etext"] = ""
+    at.run()
     assert any("Type some text" in i.value for i in at.info)
 
 
 def test_lone_surrogate_in_encode_text_is_replaced():
     at = sp_app(etext="a\ud83db")  # state set by code (a widget cannot send a lone surrogate)
     at = tab(train(at), "Encode")
-    assert at.text_area(key=f"{K}etext").value == "a\ufffdb"
+    assert at.session_state[f"{K}etext"] == "a\ufffdb"
 
 
 def test_byte_fallback_on_and_off_side_by_side(trained_bpe):
     at = tab(trained_bpe, "Byte fallback")
-    at.text_input(key=f"{K}btext").set_value("hello 안녕하세요").run()
+    at.session_state[f"{K}btext"] = "hello 안녕하세요"
+    at.run()
     at.button(key=f"{K}twin_bytes").click().run()
     assert not at.exception and not errors(at)
     heads = [m.value for m in at.markdown if "byte_fallback" in m.value and "pieces" in m.value]
@@ -335,7 +338,8 @@ def test_bpe_model_has_no_lattice(trained_bpe):
 def test_lattice_and_nbest(trained_unigram):
     at = tab(trained_unigram, "Lattice")
     tok = model(at)
-    at.text_input(key=f"{K}ltext").set_value("Hello world").run()
+    at.session_state[f"{K}ltext"] = "Hello world"
+    at.run()
     assert len(at.get("plotly_chart")) == 1
     at.number_input(key=f"{K}nbest").set_value(5).run()
     table = at.dataframe[0].value
@@ -343,9 +347,11 @@ def test_lattice_and_nbest(trained_unigram):
     assert list(table["score"]) == sorted(table["score"], reverse=True)
     assert table.iloc[0]["segmentation"] == "|".join(tok.encode_pieces("Hello world"))
     assert any("The red path is Viterbi's best" in c.value for c in at.caption)
-    at.text_input(key=f"{K}ltext").set_value("x" * 80).run()
+    at.session_state[f"{K}ltext"] = "x" * 80
+    at.run()
     assert any("up to 40 characters" in w.value for w in at.warning)
-    at.text_input(key=f"{K}ltext").set_value("").run()
+    at.session_state[f"{K}ltext"] = ""
+    at.run()
     assert any("Type a short text" in i.value for i in at.info)
 
 
@@ -436,7 +442,8 @@ def test_picking_a_piece_and_a_sampling_text(trained_bpe):
     assert f'<div class="tl-tbox" data-id="{root}"' in tree and f">▁the<sub>{root}</sub>" in tree  # the root
     at.text_input(key=f"{K}tree_typed").set_value("").run()
     tab(at, "Sampling")
-    at.text_input(key=f"{K}stext").set_value("hello world").run()
+    at.session_state[f"{K}stext"] = "hello world"
+    at.run()
     rows = at.dataframe[0].value
     assert len(rows) > 0  # all() of nothing is true
     assert all(r.replace("|", "") == "▁hello▁world" for r in rows["segmentation"])
@@ -463,11 +470,13 @@ def test_a_megabyte_in_every_text_field():
     big = ("naïve café 안녕하세요 👨‍👩‍👧 <script>x</script> " * 25_000)[:1_000_000]
     at = train(sp_app(), model_type="unigram")
     tab(at, "Encode")
-    at.text_area(key=f"{K}etext").set_value(big).run()
+    at.session_state[f"{K}etext"] = big
+    at.run()
     assert not at.exception and any("the first 2,000 of" in c.value for c in at.caption)
     for name, key in [("Byte fallback", "btext"), ("Lattice", "ltext"), ("Sampling", "stext")]:
         tab(at, name)
-        at.text_input(key=f"{K}{key}").set_value(big).run()
+        at.session_state[f"{K}{key}"] = big
+        at.run()
         assert not at.exception, name
     tab(at, "Lattice")
     assert any("up to 40 characters" in w.value for w in at.warning)

@@ -668,7 +668,7 @@ def test_bpe_lab_model_upload_with_payload_vocabulary(watch):
 # Quirks, Languages, SentencePiece Lab, Algorithms
 # ====================================================================================================
 def card_box(page, card: str, which: str = "a"):
-    return page.locator(f".st-key-quirks_{card}_{which} textarea")
+    return page.locator(f".st-key-quirks_{card}_card textarea").nth(0 if which == "a" else 1)  # the live boxes
 
 
 def test_quirks_cards_and_audit_search(watch):
@@ -753,7 +753,8 @@ def test_sentencepiece_lab_options_and_texts(watch):
                              ("Sampling", "Text to segment again and again", PAYLOADS["script"])):
         w.page.get_by_role("tab", name=tab, exact=True).click()
         w.settle()
-        fill(w.page, label, text, commit="Control+Enter" if tab == "Encode" else "Enter")
+        # the live boxes (Encode, Byte fallback, Sampling) send at once with Ctrl+Enter; Enter is a newline there
+        fill(w.page, label, text, commit="Enter" if tab in ("Vocabulary", "Merge tree") else "Control+Enter")
         w.settle()
         n = len(PAYLOADS) if text == ALL else 1
         w.assert_clean(f"SentencePiece Lab: {tab} ({label})", n, spans=[PAYLOADS["script"]] if tab == "Encode" else ())

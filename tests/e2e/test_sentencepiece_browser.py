@@ -58,7 +58,7 @@ def test_train_inspect_lattice_and_sampling(page, app_url, tmp_path):
     # a piece is text, never markup, in the figures too
     box = page.get_by_label("A short text", exact=True)
     box.fill("a<b>c</b>")
-    box.press("Enter")
+    box.press("Control+Enter")  # a live box: it sends as you type; Ctrl+Enter sends at once
     settle(page)
     # plotly redraws after the run: wait until the lattice's axis shows the new text's characters
     page.wait_for_function(
