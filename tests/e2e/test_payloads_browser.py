@@ -362,7 +362,9 @@ def test_compare_text_in_every_view(watch):
     w.assert_clean("Compare: text from the link (Spans)", len(PAYLOADS), NEEDLES, spans=NEEDLES)
     screenshot(w.page, "payloads-compare-spans")
     for view in ("Text with boundaries", "IDs", "Table"):
-        w.page.get_by_text(view, exact=True).click()
+        # a long wait: in a CI run on a loaded machine the view control was not back within 30 s once,
+        # after the boundaries view of the whole corpus
+        w.page.get_by_text(view, exact=True).click(timeout=120_000)
         w.settle()
         w.assert_clean(f"Compare: text, {view} view", len(PAYLOADS), needles=[] if view in ("IDs", "Table") else NEEDLES)
     w.page.get_by_text("Spans", exact=True).click()
