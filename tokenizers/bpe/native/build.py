@@ -48,6 +48,26 @@ def build(log=print, *, sanitize: bool = False) -> Path | None:
         log("native core: no C compiler found (cc, gcc or clang); Token Lens will use its "
             "pure-Python paths, which give the same results more slowly.")
         return None
+    flags = [f for f in CFLAGS if f != "-O2"] + SANITIZE if sanitize else CFLAGS
+    proc = _compile(out, lambda inc, target: [cc, *flags, f"-I{inc}", *(str(HERE / s) for s in SOURCES),
+                                              "-o", str(target)])
+    if proc.returncode != 0:
+        log("native core: compilation failed; Token Lens will use its pure-Python paths.\n"
+            + " ".join(proc.args) + "\n" + proc.stderr[-4000:])
+        return None
+    if proc.stderr.strip():
+        log(proc.stderr.strip()[-2000:])
+    for old in out.parent.glob("libtokenlens-*.so"):
+        if digest() not in old.name:
+            old.unlink(missing_ok=True)
+    log(f"native core: built {out}")
+    return out
+
+
+def _compile(out: Path, command) -> subprocess.CompletedProcess:
+    """Compile into `out`: the generated tables and the headers in a temporary folder beside it, the
+    command `command(include_dir, target)` run there, and `out` replaced only when it succeeded (atomic:
+    a concurrent loader sees the old state or the whole file). The finished process, its args the command."""
     from . import tables
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -56,21 +76,10 @@ def build(log=print, *, sanitize: bool = False) -> Path | None:
         for h in HEADERS:
             shutil.copy(HERE / h, Path(tmp) / h)
         target = Path(tmp) / out.name
-        flags = [f for f in CFLAGS if f != "-O2"] + SANITIZE if sanitize else CFLAGS
-        cmd = [cc, *flags, f"-I{tmp}", *(str(HERE / s) for s in SOURCES), "-o", str(target)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            log("native core: compilation failed; Token Lens will use its pure-Python paths.\n"
-                + " ".join(cmd) + "\n" + proc.stderr[-4000:])
-            return None
-        if proc.stderr.strip():
-            log(proc.stderr.strip()[-2000:])
-        os.replace(target, out)  # atomic: a concurrent loader sees the old state or the whole file
-    for old in out.parent.glob("libtokenlens-*.so"):
-        if digest() not in old.name:
-            old.unlink(missing_ok=True)
-    log(f"native core: built {out}")
-    return out
+        proc = subprocess.run(command(tmp, target), capture_output=True, text=True)
+        if proc.returncode == 0:
+            os.replace(target, out)
+    return proc
 
 
 # the same C for the browser: wasm32-wasi with wasi-libc (malloc, memcpy), no WASI imports used; a
@@ -103,24 +112,15 @@ def build_wasm(log=print) -> Path | None:
         log(f"native core (wasm): skipped, no {', '.join(missing)}; the app works as before, without "
             "in-browser tokenizing.")
         return None
-    from . import tables
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-        (Path(tmp) / "tl_tables.h").write_text(tables.header_text(), encoding="utf-8")
-        for h in HEADERS:
-            shutil.copy(HERE / h, Path(tmp) / h)
-        target = Path(tmp) / out.name
-        exports = [f"-Wl,--export={name}" for name in WASM_EXPORTS]
-        cmd = [clang, *WASM_FLAGS, f"--sysroot={sysroot}", f"-I{tmp}", *exports,
-               *(str(HERE / s) for s in (*SOURCES, *WASM_SOURCES)), "-o", str(target)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            first = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-            log(f"native core (wasm): skipped, the build failed ({first[:300]}); the app works as before, "
-                "without in-browser tokenizing.")
-            return None
-        os.replace(target, out)
+    exports = [f"-Wl,--export={name}" for name in WASM_EXPORTS]
+    proc = _compile(out, lambda inc, target: [clang, *WASM_FLAGS, f"--sysroot={sysroot}", f"-I{inc}", *exports,
+                                              *(str(HERE / s) for s in (*SOURCES, *WASM_SOURCES)),
+                                              "-o", str(target)])
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        log(f"native core (wasm): skipped, the build failed ({first[:300]}); the app works as before, "
+            "without in-browser tokenizing.")
+        return None
     for old in out.parent.glob("tokenlens-*.wasm"):
         if old != out:
             old.unlink(missing_ok=True)
