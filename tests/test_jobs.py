@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -375,3 +376,20 @@ def test_a_job_inside_a_job_takes_no_slot_and_ends_with_it():
     with pytest.raises(Stopped):
         jobs.run(_self_test, nested=60, timeout=60, report=report)
     assert seen and all(gone(p) for p in seen)
+
+
+def _in_job(_):
+    return jobs.in_job(), os.getpid()
+
+
+def test_the_reports_worker_pool_is_the_runners_and_marks_its_workers():
+    """One place starts children (the house rule): the report's process pool comes from
+    jobs.worker_pool, and each worker carries TOKEN_LENS_JOB, so what it starts runs in its slot."""
+    from tokenizers import report
+
+    with jobs.worker_pool(2) as pool:
+        seen = list(pool.map(_in_job, range(8)))
+    assert all(marked for marked, _ in seen) and os.getpid() not in {pid for _, pid in seen}
+    assert not jobs.in_job()  # the parent is not marked
+    src = (Path(report.__file__)).read_text(encoding="utf-8")
+    assert "ProcessPoolExecutor" not in src and "jobs.worker_pool(" in src

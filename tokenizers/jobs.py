@@ -259,6 +259,23 @@ class _Frames:
         return last
 
 
+def worker_pool(workers: int, *, initializer: Callable | None = None, initargs: tuple = ()):
+    """Worker processes for work that runs outside the web server (`python -m tokenizers.report` on a
+    corpus), started here with every other child: at most `workers` at once, the caller's bound (the
+    report's --workers, every core by default; the server's jobs keep their MAX_CONCURRENT slots). A
+    concurrent.futures executor. Each worker carries TOKEN_LENS_JOB, so what it starts runs in its slot
+    (in_job) and takes no other."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(workers, initializer=_pool_worker, initargs=(initializer, initargs))
+
+
+def _pool_worker(initializer: Callable | None, initargs: tuple) -> None:
+    os.environ[ENV] = json.dumps({"memory_mb": 0, "pool": True})
+    if initializer is not None:
+        initializer(*initargs)
+
+
 def _child_limits(memory_mb: int | None, timeout: float) -> dict:
     memory = int(memory_mb or 0)
     if in_job():  # a job's own child: never more memory than the job has

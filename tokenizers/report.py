@@ -32,7 +32,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -260,11 +260,13 @@ class InProcess:
 
 
 class Pool:
-    """Worker processes on this machine."""
+    """Worker processes on this machine (tokenizers.jobs.worker_pool: the one place children start)."""
 
     def __init__(self, workers: int, files: Sequence[FileTokenizer]):
+        from tokenizers import jobs
+
         self.workers = workers
-        self.pool = ProcessPoolExecutor(workers, initializer=install, initargs=(tuple(files),))
+        self.pool = jobs.worker_pool(workers, initializer=install, initargs=(tuple(files),))
 
     def submit(self, fn, *args) -> Future:
         return self.pool.submit(fn, *args)
