@@ -465,7 +465,7 @@ def model_html(model: dict) -> str:
     for k, ((cls, tip, ids, pos, parts, breaks), said) in enumerate(zip(model["segs"], label_of)):
         extra = ""
         if owned:  # one tab stop; token_clicks.js moves it (the others need no tabindex to be focused from script)
-            pinned = "tl-pin" in cls and "tl-pin" in cls.split()
+            pinned = "tl-pin" in cls.split()
             extra = (' tabindex="0"' if k == stop else "") + (' aria-selected="true"' if pinned else "")
         out.append(f'<span class="{cls}" data-tip="{tips[tip]}" data-ids="{ids}" data-pos="{pos}" role="{item}" '
                    f'aria-label="{names[said] if said is not None else ""}"{extra}>{_parts_html(parts)}'
