@@ -16,6 +16,7 @@ Tabs have no such option, so `tabs()` below keeps the open tab in a session key 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -128,21 +129,42 @@ class Models:
 
 @dataclass(frozen=True)
 class Int:
-    """A whole number written in ASCII digits, between `lo` and `hi` when they are given (a number
-    input's bounds: Streamlit refuses a value outside them); else the page bounds it where it uses it."""
+    """A whole number written in ASCII digits (with a leading "-" when `lo` is negative), between `lo` and
+    `hi` when they are given (a number input's bounds: Streamlit refuses a value outside them); else the
+    page bounds it where it uses it."""
     lo: int | None = None
     hi: int | None = None
 
     def parse(self, raw: str) -> int:
-        if not (raw.isascii() and raw.isdigit()):
+        digits = raw[1:] if raw.startswith("-") and self.lo is not None and self.lo < 0 else raw
+        if not (digits.isascii() and digits.isdigit()):
             raise Invalid(raw)
-        value = int(raw[:40])
+        value = int(raw[:41])
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise Invalid(raw)
         return value
 
     def format(self, value) -> str:
         return str(value)
+
+
+@dataclass(frozen=True)
+class Float:
+    """A finite number in Python's own spelling ("0.9995", "1e-05"), between `lo` and `hi`."""
+    lo: float
+    hi: float
+
+    def parse(self, raw: str) -> float:
+        try:
+            value = float(raw) if raw.isascii() and len(raw) <= 40 else None
+        except ValueError:
+            value = None
+        if value is None or not self.lo <= value <= self.hi:  # NaN fails both comparisons
+            raise Invalid(raw)
+        return value
+
+    def format(self, value) -> str:
+        return repr(float(value))
 
 
 @dataclass(frozen=True)
@@ -334,8 +356,9 @@ def _algorithms() -> Link:
 
 
 def _sentencepiece_lab() -> Link:
-    """The form's main settings (the expander's other options are kept for the visit, not in the link)."""
-    from tokenizers.sentencepiece.train import MODEL_TYPES, PRESETS
+    """The form: the preset, then each of SentencePiece's options that differs from the preset's value
+    (by its own name: byte_fallback=1, character_coverage=0.98), so a link trains the same model."""
+    from tokenizers.sentencepiece.train import MODEL_TYPES, OPTIONS, PRESETS
 
     k = "sp_"
     return Link((
@@ -343,8 +366,33 @@ def _sentencepiece_lab() -> Link:
         Setting("preset", f"{k}preset", Choice(tuple(PRESETS)), "Llama 2", write="changed"),
         Setting("model_type", f"{k}opt_model_type", Choice(tuple(MODEL_TYPES))),
         Setting("vocab", f"{k}opt_vocab_size", Int(1, 200_000), 1000, write="changed"),
+        *(Setting(name, f"{k}opt_{name}", _option_kind(opt), write=functools.partial(_differs_from_preset, name))
+          for name, opt in OPTIONS.items() if name not in ("model_type", "vocab_size")),
         Setting("split_long", f"{k}split_long", Flag(), False, write="changed"),
     ))
+
+
+def _option_kind(opt):
+    """How one of SentencePiece's options is spelled in the link (the Lab's form bounds each the same)."""
+    from tokenizers.sentencepiece.train import FLOAT_RANGE, INT_HIGHEST, INT_LOWEST
+
+    if opt.choices:
+        return Choice(tuple(opt.choices))
+    if isinstance(opt.default, bool):
+        return Flag()
+    if isinstance(opt.default, int):
+        return Int(INT_LOWEST.get(opt.name, -1), INT_HIGHEST)
+    if isinstance(opt.default, float):
+        return Float(*FLOAT_RANGE)
+    return Text(200)
+
+
+def _differs_from_preset(name: str, state) -> bool:
+    from tokenizers.sentencepiece.train import OPTIONS, PRESETS
+
+    preset = PRESETS.get(state.get("sp_preset", "Llama 2"), {})
+    key = f"sp_opt_{name}"
+    return key in state and state[key] != preset.get(name, OPTIONS[name].default)
 
 
 def _quirks() -> Link:

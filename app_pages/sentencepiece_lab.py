@@ -13,8 +13,8 @@ from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.training_text import training_text
 from app_pages.widgets import live_text
 from tokenizers.sentencepiece.lattice import build_lattice
-from tokenizers.sentencepiece.train import (OPTIONS, PRESETS, SentencePieceTrainingError,
-                                            split_long_lines, train)
+from tokenizers.sentencepiece.train import (FLOAT_RANGE, INT_HIGHEST, INT_LOWEST, OPTIONS, PRESETS,
+                                            SentencePieceTrainingError, split_long_lines, train)
 from tokenizers.core.text import clean_text
 from tokenizers.user_files import UserFileError, load_user_file
 from service import limits
@@ -38,7 +38,6 @@ DEFAULT_TEXT = ("The cat sat on the mat. The cat ate the rat. A fat rat sat on t
                 "likely.\n")
 PROBE_TEXT = "hello 안녕하세요 👋🏽 naïve café 1234567"
 KIND_OF_OPTION = {bool: "bool", int: "int", float: "float", str: "str"}
-INT_BOUNDS = {"vocab_size": 1, "input_sentence_size": 0, "seed_sentencepiece_size": 1}  # lowest values; else -1
 LAB_NAME, UPLOAD_NAME = "sp_lab", "sp_upload"
 PRESET_NOTES = {
     "Llama 2": "Exactly Meta's published settings for Llama 2's tokenizer (only vocab_size and the text differ).",
@@ -67,9 +66,10 @@ def chosen_options() -> dict:
     for name, opt in OPTIONS.items():
         value = st.session_state[opt_key(name)]
         if isinstance(opt.default, int) and not isinstance(opt.default, bool):
-            value = limits.clamp_int(value, INT_BOUNDS.get(name, -1), MAX_VOCAB if name == "vocab_size"
-                                     else 2_000_000_000, opt.default)
-        elif isinstance(opt.default, float) and not (isinstance(value, (int, float)) and 0.0 <= value <= 2.0):
+            value = limits.clamp_int(value, INT_LOWEST.get(name, -1), MAX_VOCAB if name == "vocab_size"
+                                     else INT_HIGHEST, opt.default)
+        elif isinstance(opt.default, float) and not (isinstance(value, (int, float))
+                                                     and FLOAT_RANGE[0] <= value <= FLOAT_RANGE[1]):
             value = opt.default  # NaN, an infinity, a crafted value
         if name in ("model_type", "vocab_size") or value != opt.default:
             out[name] = value
@@ -85,11 +85,12 @@ def option_widget(col, name: str) -> None:
     elif kind == "bool":
         col.checkbox(name, key=key, persist_state=KEEP)
     elif kind == "int":
-        lo = INT_BOUNDS.get(name, -1)
-        col.number_input(name, min_value=lo, max_value=MAX_VOCAB if name == "vocab_size" else 2_000_000_000,
+        lo = INT_LOWEST.get(name, -1)
+        col.number_input(name, min_value=lo, max_value=MAX_VOCAB if name == "vocab_size" else INT_HIGHEST,
                          step=1, key=key, persist_state=KEEP)
     elif kind == "float":
-        col.number_input(name, min_value=0.0, max_value=2.0, step=0.0001, format="%.5f", key=key, persist_state=KEEP)
+        col.number_input(name, min_value=FLOAT_RANGE[0], max_value=FLOAT_RANGE[1], step=0.0001, format="%.5f",
+                         key=key, persist_state=KEEP)
     else:
         col.text_input(name, key=key, persist_state=KEEP)
     changed = st.session_state[key] != opt.default

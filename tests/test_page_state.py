@@ -413,6 +413,34 @@ def test_the_sentencepiece_lab_form_is_in_its_link():
                     "split_long": "1"}
 
 
+def test_the_sentencepiece_labs_expert_options_are_in_its_link():
+    """Every option of the expander that differs from the preset is in the link, by its own name, and a
+    fresh visit to that link trains with the same options (issue 20, item 1)."""
+    options = {"sp_opt_byte_fallback": False, "sp_opt_character_coverage": 0.98, "sp_opt_pad_id": 3,
+               "sp_opt_bos_id": -1, "sp_opt_normalization_rule_name": "nfkc_cf",
+               "sp_opt_user_defined_symbols": "<tool>,<|x|>", "sp_opt_max_sentencepiece_length": 8}
+    link, fresh = link_round_trip("sentencepiece_lab", options)
+    assert link == {"byte_fallback": "0", "character_coverage": "0.98", "pad_id": "3", "bos_id": "-1",
+                    "normalization_rule_name": "nfkc_cf", "user_defined_symbols": "<tool>,<|x|>",
+                    "max_sentencepiece_length": "8", "model_type": "bpe", "size": "100000"}
+    assert fresh.checkbox(key="sp_opt_byte_fallback").value is False        # Llama 2's preset has it on
+    assert fresh.number_input(key="sp_opt_character_coverage").value == 0.98
+    assert fresh.number_input(key="sp_opt_bos_id").value == -1
+
+
+def test_a_sentencepiece_lab_link_with_bad_option_values_keeps_the_presets():
+    at = app()
+    at.run()
+    goto(at, "sentencepiece_lab", query={"character_coverage": "nan", "pad_id": "-7", "bos_id": "--1",
+                                         "vocab_size": "x", "normalization_rule_name": "<script>",
+                                         "input_sentence_size": "-1"})
+    assert not at.exception, at.exception
+    assert at.number_input(key="sp_opt_character_coverage").value == 0.99995  # Llama 2's value
+    assert at.number_input(key="sp_opt_input_sentence_size").value == 200_000_000
+    assert at.selectbox(key="sp_opt_normalization_rule_name").value == "identity"
+    assert at.checkbox(key="sp_opt_byte_fallback").value is True              # not in the link: the preset's
+
+
 def test_the_quirks_and_languages_settings_are_in_their_links():
     link, _ = link_round_trip("quirks", {"quirks_tokenizers": ["gpt2", "o200k_base"], "quirks_ws": True})
     assert link == {"tokenizers": "gpt2,o200k_base", "ws": "1"}

@@ -126,6 +126,11 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
            "(comma-separated)."),
 ]}
 
+# the lowest value each whole-number option takes (an id's -1 is "none"; these cannot be negative)
+INT_LOWEST = {"vocab_size": 1, "input_sentence_size": 0, "seed_sentencepiece_size": 1}
+INT_HIGHEST = 2_000_000_000
+FLOAT_RANGE = (0.0, 2.0)   # character_coverage (and any other fraction) as the Lab's form bounds it
+
 # options a caller cannot pass: train() owns the files
 _OWNED = {"input", "model_prefix", "model_writer", "sentence_iterator", "sentence_reader", "input_format"}
 _ID_OPTIONS = ("unk", "bos", "eos", "pad")
