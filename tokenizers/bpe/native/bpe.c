@@ -695,3 +695,168 @@ int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, in
     }
     return k;
 }
+
+/* ---- SentencePiece BPE ------------------------------------------------------------------------ */
+
+/* The encoder of a SentencePiece BPE model (the Llama / Mistral 7B kind), the twin of the sentencepiece
+   package's own encoder. Its rule, as sentencepiece's bpe_model.cc applies it:
+     - the text is normalized: with an identity normalizer that is only the whitespace escape, each
+       ' ' becomes U+2581 (the "meta space"), and a dummy U+2581 goes in front (add_dummy_prefix);
+       a byte that is not valid UTF-8 becomes U+FFFD;
+     - every character is a symbol; the pair of adjacent symbols whose joined bytes are a piece with
+       the highest score merges first, the leftmost among equal scores (float32 scores, as stored);
+       pieces are looked up as whole byte strings, so there is no merge list, only the vocabulary;
+     - a symbol left that is not a piece (a character the vocabulary lacks) becomes its UTF-8 bytes as
+       byte pieces <0xXX> with byte fallback, else one <unk> for a whole run of them.
+   Only normal pieces can be met in text (control, unknown and byte pieces never are); a model with
+   user-defined or unused pieces, or another normalizer, is not for this encoder (the Python side
+   refuses it: tokenizers/sentencepiece/model.py native_refusal). */
+struct tl_sp {
+    int flags;          /* TL_SP_* */
+    int32_t unk_id;
+    int32_t byte_ids[256];
+    strtab pieces;      /* piece bytes -> k, its index in id[] and score[] */
+    int32_t *id;
+    float *score;
+    int64_t longest;    /* bytes of the longest piece: a longer pair is never a piece */
+};
+
+void tl_sp_free(tl_sp *m) {
+    if (!m) return;
+    st_free(&m->pieces); free(m->id); free(m->score); free(m);
+}
+
+tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8_t *tok_bytes,
+                 const int64_t *tok_start, const int32_t *tok_id, const float *scores, int64_t ntok) {
+    tl_sp *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->flags = flags;
+    m->unk_id = unk_id;
+    memcpy(m->byte_ids, byte_ids, sizeof m->byte_ids);
+    m->id = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->id);
+    m->score = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->score);
+    if (!m->id || !m->score || st_init(&m->pieces)) goto fail;
+    for (int64_t t = 0; t < ntok; t++) {
+        int64_t len = tok_start[t + 1] - tok_start[t];
+        if (st_get(&m->pieces, tok_bytes + tok_start[t], len) >= 0) continue; /* the first of a repeat */
+        if (st_add(&m->pieces, tok_bytes + tok_start[t], len, m->pieces.n)) goto fail;
+        m->id[m->pieces.n - 1] = tok_id[t];
+        m->score[m->pieces.n - 1] = scores[t];
+        if (len > m->longest) m->longest = len;
+    }
+    return m;
+fail:
+    tl_sp_free(m);
+    return NULL;
+}
+
+/* The length of the valid UTF-8 character at s[0..n) (1..4), or 0 when it is not one: a bad lead or
+   continuation byte, an overlong form, a surrogate, or past U+10FFFF. */
+static int utf8_len(const uint8_t *s, int64_t n) {
+    uint8_t c = s[0];
+    if (c < 0x80) return 1;
+    int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!len || c > 0xF4 || len > n) return 0;
+    for (int i = 1; i < len; i++) if ((s[i] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0; /* a surrogate */
+    if (c == 0xF0 && s[1] < 0x90) return 0; /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90) return 0; /* past U+10FFFF */
+    return len;
+}
+
+/* a candidate merge: symbols left and right, whose joined piece has `score` and `size` bytes */
+typedef struct { float score; int64_t left, right, size; } sppair;
+
+/* the agenda's order: the higher score first; among equal scores the leftmost */
+static int sp_before(const sppair *x, const sppair *y) {
+    return x->score > y->score || (x->score == y->score && x->left < y->left);
+}
+
+typedef struct { sppair *e; int64_t n, cap; } spheap;
+
+static int sp_push(spheap *h, sppair x) {
+    if (grow((void **)&h->e, &h->cap, h->n + 1, sizeof x)) return -1;
+    int64_t i = h->n++;
+    while (i > 0 && sp_before(&x, &h->e[(i - 1) / 2])) { h->e[i] = h->e[(i - 1) / 2]; i = (i - 1) / 2; }
+    h->e[i] = x;
+    return 0;
+}
+
+static sppair sp_pop(spheap *h) {
+    sppair top = h->e[0], last = h->e[--h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = -1;
+        const sppair *least = &last;
+        if (l < h->n && sp_before(&h->e[l], least)) { m = l; least = &h->e[l]; }
+        if (r < h->n && sp_before(&h->e[r], least)) m = r;
+        if (m < 0) break;
+        h->e[i] = h->e[m];
+        i = m;
+    }
+    if (h->n) h->e[i] = last;
+    return top;
+}
+
+/* symbol k is t[start[k] .. start[k] + len[k]); len 0 once merged into its left neighbour */
+typedef struct { const uint8_t *t; int64_t *start, *len, *prev, *next; } spsyms;
+
+static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int64_t left, int64_t right) {
+    if (left < 0 || right < 0) return 0;
+    int64_t size = s->len[left] + s->len[right];
+    if (size > m->longest) return 0;
+    int64_t k = st_get(&m->pieces, s->t + s->start[left], size);
+    return k < 0 ? 0 : sp_push(h, (sppair){m->score[k], left, right, size});
+}
+
+int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) {
+    if (n <= 0) return 0;
+    int64_t cap = 3 * n + 3, nt = 0, nsym = 0, res = -1;
+    uint8_t *t = malloc((size_t)cap);
+    spsyms sy = {t, malloc((size_t)cap * sizeof(int64_t)), malloc((size_t)cap * sizeof(int64_t)),
+                 malloc((size_t)cap * sizeof(int64_t)), malloc((size_t)cap * sizeof(int64_t))};
+    spheap h = {NULL, 0, 0};
+    if (!t || !sy.start || !sy.len || !sy.prev || !sy.next) goto done;
+    /* 1. normalize, one symbol per character */
+#define SP_SYMBOL(bytes, count) do { sy.start[nsym] = nt; sy.len[nsym] = (count); nsym++; \
+                                     memcpy(t + nt, (bytes), (count)); nt += (count); } while (0)
+    if (m->flags & TL_SP_DUMMY_PREFIX) SP_SYMBOL("\xE2\x96\x81", 3);
+    for (int64_t i = 0; i < n;) {
+        int len = utf8_len(s + i, n - i);
+        if (len == 0) { SP_SYMBOL("\xEF\xBF\xBD", 3); i++; }
+        else if (s[i] == ' ' && (m->flags & TL_SP_ESCAPE_SPACES)) { SP_SYMBOL("\xE2\x96\x81", 3); i++; }
+        else { SP_SYMBOL(s + i, len); i += len; }
+    }
+#undef SP_SYMBOL
+    for (int64_t k = 0; k < nsym; k++) { sy.prev[k] = k - 1; sy.next[k] = k + 1 < nsym ? k + 1 : -1; }
+    /* 2. every adjacent pair that makes a piece; then merge the best until none is left */
+    for (int64_t k = 0; k + 1 < nsym; k++)
+        if (sp_offer(m, &h, &sy, k, k + 1)) goto done;
+    while (h.n) {
+        sppair top = sp_pop(&h);
+        /* stale: a side was merged away, or grew (symbols only grow, so equal sizes mean both are as
+           they were when offered, and still neighbours) */
+        if (!sy.len[top.left] || !sy.len[top.right] || sy.len[top.left] + sy.len[top.right] != top.size)
+            continue;
+        sy.len[top.left] = top.size;
+        sy.len[top.right] = 0;
+        sy.next[top.left] = sy.next[top.right];
+        if (sy.next[top.right] >= 0) sy.prev[sy.next[top.right]] = top.left;
+        if (sp_offer(m, &h, &sy, sy.prev[top.left], top.left)
+            || sp_offer(m, &h, &sy, top.left, sy.next[top.left])) goto done;
+    }
+    /* 3. the ids: a piece, or its bytes (byte fallback), or one <unk> for a run of unknown symbols */
+    res = 0;
+    int prev_unk = 0;
+    for (int64_t k = 0; k >= 0 && nsym; k = sy.next[k]) {
+        const uint8_t *p = t + sy.start[k];
+        int64_t j = st_get(&m->pieces, p, sy.len[k]);
+        if (j >= 0) { out[res++] = m->id[j]; prev_unk = 0; }
+        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int64_t b = 0; b < sy.len[k]; b++) out[res++] = m->byte_ids[p[b]];
+        else { if (!prev_unk) out[res++] = m->unk_id; prev_unk = 1; }
+    }
+done:
+    free(t); free(sy.start); free(sy.len); free(sy.prev); free(sy.next); free(h.e);
+    return res;
+}
