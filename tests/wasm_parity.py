@@ -14,6 +14,9 @@ from test_native_split import PIECES
 
 # the tokenizers the browser must agree with; "lab" is a BPETokenizer trained here as the Lab does
 NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "lab")
+# and the SentencePiece BPE models, encoded by the C core's tl_sp_* (their blobs hold pieces and scores)
+SP_NAMES = ("mistral_sp",)
+BROWSER_NAMES = (*NAMES, *SP_NAMES)
 FUZZ = 400
 
 

@@ -766,7 +766,7 @@ static int utf8_len(const uint8_t *s, int64_t n) {
 }
 
 /* a candidate merge: symbols left and right, whose joined piece has `score` and `size` bytes */
-typedef struct { float score; int64_t left, right, size; } sppair;
+typedef struct { float score; int32_t left, right, size; } sppair;
 
 /* the agenda's order: the higher score first; among equal scores the leftmost */
 static int sp_before(const sppair *x, const sppair *y) {
@@ -799,12 +799,13 @@ static sppair sp_pop(spheap *h) {
     return top;
 }
 
-/* symbol k is t[start[k] .. start[k] + len[k]); len 0 once merged into its left neighbour */
-typedef struct { const uint8_t *t; int64_t *start, *len, *prev, *next; } spsyms;
+/* symbol k is t[start[k] .. start[k] + len[k]); len 0 once merged into its left neighbour. int32: the
+   encoder refuses texts of 2^29 bytes or more (their normalized form could pass 2^31) */
+typedef struct { const uint8_t *t; int32_t *start, *len, *prev, *next; } spsyms;
 
-static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int64_t left, int64_t right) {
+static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int32_t left, int32_t right) {
     if (left < 0 || right < 0) return 0;
-    int64_t size = s->len[left] + s->len[right];
+    int32_t size = s->len[left] + s->len[right];
     if (size > m->longest) return 0;
     int64_t k = st_get(&m->pieces, s->t + s->start[left], size);
     return k < 0 ? 0 : sp_push(h, (sppair){m->score[k], left, right, size});
@@ -812,10 +813,14 @@ static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int64_t left, in
 
 int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) {
     if (n <= 0) return 0;
-    int64_t cap = 3 * n + 3, nt = 0, nsym = 0, res = -1;
-    uint8_t *t = malloc((size_t)cap);
-    spsyms sy = {t, malloc((size_t)cap * sizeof(int64_t)), malloc((size_t)cap * sizeof(int64_t)),
-                 malloc((size_t)cap * sizeof(int64_t)), malloc((size_t)cap * sizeof(int64_t))};
+    if (n >= (1 << 29)) return -1;
+    /* the normalized text: at most 3 bytes per input byte (a space or a bad byte) and the prefix's 3;
+       its symbols: at most one per input byte, and the prefix */
+    int32_t nt = 0, nsym = 0;
+    int64_t res = -1;
+    uint8_t *t = malloc((size_t)(3 * n + 3));
+    size_t syms = (size_t)(n + 1) * sizeof(int32_t);
+    spsyms sy = {t, malloc(syms), malloc(syms), malloc(syms), malloc(syms)};
     spheap h = {NULL, 0, 0};
     if (!t || !sy.start || !sy.len || !sy.prev || !sy.next) goto done;
     /* 1. normalize, one symbol per character */
@@ -829,9 +834,9 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
         else { SP_SYMBOL(s + i, len); i += len; }
     }
 #undef SP_SYMBOL
-    for (int64_t k = 0; k < nsym; k++) { sy.prev[k] = k - 1; sy.next[k] = k + 1 < nsym ? k + 1 : -1; }
+    for (int32_t k = 0; k < nsym; k++) { sy.prev[k] = k - 1; sy.next[k] = k + 1 < nsym ? k + 1 : -1; }
     /* 2. every adjacent pair that makes a piece; then merge the best until none is left */
-    for (int64_t k = 0; k + 1 < nsym; k++)
+    for (int32_t k = 0; k + 1 < nsym; k++)
         if (sp_offer(m, &h, &sy, k, k + 1)) goto done;
     while (h.n) {
         sppair top = sp_pop(&h);
@@ -849,11 +854,11 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
     /* 3. the ids: a piece, or its bytes (byte fallback), or one <unk> for a run of unknown symbols */
     res = 0;
     int prev_unk = 0;
-    for (int64_t k = 0; k >= 0 && nsym; k = sy.next[k]) {
+    for (int32_t k = 0; k >= 0 && nsym; k = sy.next[k]) {
         const uint8_t *p = t + sy.start[k];
         int64_t j = st_get(&m->pieces, p, sy.len[k]);
         if (j >= 0) { out[res++] = m->id[j]; prev_unk = 0; }
-        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int64_t b = 0; b < sy.len[k]; b++) out[res++] = m->byte_ids[p[b]];
+        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int32_t b = 0; b < sy.len[k]; b++) out[res++] = m->byte_ids[p[b]];
         else { if (!prev_unk) out[res++] = m->unk_id; prev_unk = 1; }
     }
 done:

@@ -75,7 +75,7 @@ tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8
                  const int64_t *tok_start, const int32_t *tok_id, const float *scores, int64_t ntok);
 void tl_sp_free(tl_sp *m);
 /* encode the UTF-8 text s[0..n); out must hold 3 * n + 3 ids (the normalized text's bytes: a space
-   becomes 3, and the dummy prefix adds 3). The number of ids, or -1 (memory). */
+   becomes 3, and the dummy prefix adds 3). The number of ids, or -1 (memory, or n >= 2^29). */
 int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out);
 
 #endif
