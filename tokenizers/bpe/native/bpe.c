@@ -719,11 +719,17 @@ struct tl_sp {
     int32_t *id;
     float *score;
     int64_t longest;    /* bytes of the longest piece: a longer pair is never a piece */
+    /* a faster look-up of the same thing: (k of the left piece, k of the right) -> k of the piece their
+       bytes make, for every way of cutting a piece at a character boundary into two pieces; the byte
+       look-up above remains for a symbol that is not a piece (a character the model lacks) */
+    pairmap joins;
+    int32_t ascii[128]; /* k of each one-byte character, or -1 */
+    int32_t meta;       /* k of U+2581, or -1 */
 };
 
 void tl_sp_free(tl_sp *m) {
     if (!m) return;
-    st_free(&m->pieces); free(m->id); free(m->score); free(m);
+    st_free(&m->pieces); pm_free(&m->joins); free(m->id); free(m->score); free(m);
 }
 
 tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8_t *tok_bytes,
@@ -735,7 +741,7 @@ tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8
     memcpy(m->byte_ids, byte_ids, sizeof m->byte_ids);
     m->id = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->id);
     m->score = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->score);
-    if (!m->id || !m->score || st_init(&m->pieces)) goto fail;
+    if (!m->id || !m->score || st_init(&m->pieces) || pm_init(&m->joins, 4 * ntok + 16)) goto fail;
     for (int64_t t = 0; t < ntok; t++) {
         int64_t len = tok_start[t + 1] - tok_start[t];
         if (st_get(&m->pieces, tok_bytes + tok_start[t], len) >= 0) continue; /* the first of a repeat */
@@ -744,6 +750,20 @@ tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8
         m->score[m->pieces.n - 1] = scores[t];
         if (len > m->longest) m->longest = len;
     }
+    for (int64_t k = 0; k < m->pieces.n; k++) {
+        const uint8_t *p = m->pieces.bytes + m->pieces.start[k];
+        int64_t len = m->pieces.start[k + 1] - m->pieces.start[k];
+        for (int64_t cut = 1; cut < len; cut++) {
+            if ((p[cut] & 0xC0) == 0x80) continue; /* inside a character */
+            int64_t a = st_get(&m->pieces, p, cut), b = st_get(&m->pieces, p + cut, len - cut);
+            if (a >= 0 && b >= 0 && pm_put(&m->joins, pkey((int32_t)a, (int32_t)b), (int32_t)k)) goto fail;
+        }
+    }
+    for (int c = 0; c < 128; c++) {
+        uint8_t ch = (uint8_t)c;
+        m->ascii[c] = (int32_t)st_get(&m->pieces, &ch, 1);
+    }
+    m->meta = (int32_t)st_get(&m->pieces, (const uint8_t *)"\xE2\x96\x81", 3);
     return m;
 fail:
     tl_sp_free(m);
@@ -765,8 +785,8 @@ static int utf8_len(const uint8_t *s, int64_t n) {
     return len;
 }
 
-/* a candidate merge: symbols left and right, whose joined piece has `score` and `size` bytes */
-typedef struct { float score; int32_t left, right, size; } sppair;
+/* a candidate merge: symbols left and right, whose joined bytes (`size` of them) are piece k */
+typedef struct { float score; int32_t left, right, size, k; } sppair;
 
 /* the agenda's order: the higher score first; among equal scores the leftmost */
 static int sp_before(const sppair *x, const sppair *y) {
@@ -799,16 +819,18 @@ static sppair sp_pop(spheap *h) {
     return top;
 }
 
-/* symbol k is t[start[k] .. start[k] + len[k]); len 0 once merged into its left neighbour. int32: the
-   encoder refuses texts of 2^29 bytes or more (their normalized form could pass 2^31) */
-typedef struct { const uint8_t *t; int32_t *start, *len, *prev, *next; } spsyms;
+/* symbol i is t[start[i] .. start[i] + len[i]), the piece k[i] (-1: not a piece); len 0 once merged
+   into its left neighbour. int32: the encoder refuses texts of 2^29 bytes or more (their normalized
+   form could pass 2^31) */
+typedef struct { const uint8_t *t; int32_t *start, *len, *prev, *next, *k; } spsyms;
 
 static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int32_t left, int32_t right) {
     if (left < 0 || right < 0) return 0;
-    int32_t size = s->len[left] + s->len[right];
+    int32_t size = s->len[left] + s->len[right], k;
     if (size > m->longest) return 0;
-    int64_t k = st_get(&m->pieces, s->t + s->start[left], size);
-    return k < 0 ? 0 : sp_push(h, (sppair){m->score[k], left, right, size});
+    if (s->k[left] >= 0 && s->k[right] >= 0) k = pm_get(&m->joins, pkey(s->k[left], s->k[right]));
+    else k = (int32_t)st_get(&m->pieces, s->t + s->start[left], size);
+    return k < 0 ? 0 : sp_push(h, (sppair){m->score[k], left, right, size, k});
 }
 
 int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) {
@@ -820,24 +842,31 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
     int64_t res = -1;
     uint8_t *t = malloc((size_t)(3 * n + 3));
     size_t syms = (size_t)(n + 1) * sizeof(int32_t);
-    spsyms sy = {t, malloc(syms), malloc(syms), malloc(syms), malloc(syms)};
+    spsyms sy = {t, malloc(syms), malloc(syms), malloc(syms), malloc(syms), malloc(syms)};
     spheap h = {NULL, 0, 0};
-    if (!t || !sy.start || !sy.len || !sy.prev || !sy.next) goto done;
+    if (!t || !sy.start || !sy.len || !sy.prev || !sy.next || !sy.k) goto done;
     /* 1. normalize, one symbol per character */
-#define SP_SYMBOL(bytes, count) do { sy.start[nsym] = nt; sy.len[nsym] = (count); nsym++; \
-                                     memcpy(t + nt, (bytes), (count)); nt += (count); } while (0)
-    if (m->flags & TL_SP_DUMMY_PREFIX) SP_SYMBOL("\xE2\x96\x81", 3);
+#define SP_SYMBOL(bytes, count, piece) do { sy.start[nsym] = nt; sy.len[nsym] = (count); sy.k[nsym] = (piece); \
+                                            nsym++; memcpy(t + nt, (bytes), (count)); nt += (count); } while (0)
+    if (m->flags & TL_SP_DUMMY_PREFIX) SP_SYMBOL("\xE2\x96\x81", 3, m->meta);
     for (int64_t i = 0; i < n;) {
         int len = utf8_len(s + i, n - i);
-        if (len == 0) { SP_SYMBOL("\xEF\xBF\xBD", 3); i++; }
-        else if (s[i] == ' ' && (m->flags & TL_SP_ESCAPE_SPACES)) { SP_SYMBOL("\xE2\x96\x81", 3); i++; }
-        else { SP_SYMBOL(s + i, len); i += len; }
+        if (len == 0) {
+            SP_SYMBOL("\xEF\xBF\xBD", 3, (int32_t)st_get(&m->pieces, (const uint8_t *)"\xEF\xBF\xBD", 3));
+            i++;
+        } else if (s[i] == ' ' && (m->flags & TL_SP_ESCAPE_SPACES)) {
+            SP_SYMBOL("\xE2\x96\x81", 3, m->meta);
+            i++;
+        } else {
+            SP_SYMBOL(s + i, len, len == 1 ? m->ascii[s[i]] : (int32_t)st_get(&m->pieces, s + i, len));
+            i += len;
+        }
     }
 #undef SP_SYMBOL
-    for (int32_t k = 0; k < nsym; k++) { sy.prev[k] = k - 1; sy.next[k] = k + 1 < nsym ? k + 1 : -1; }
+    for (int32_t i = 0; i < nsym; i++) { sy.prev[i] = i - 1; sy.next[i] = i + 1 < nsym ? i + 1 : -1; }
     /* 2. every adjacent pair that makes a piece; then merge the best until none is left */
-    for (int32_t k = 0; k + 1 < nsym; k++)
-        if (sp_offer(m, &h, &sy, k, k + 1)) goto done;
+    for (int32_t i = 0; i + 1 < nsym; i++)
+        if (sp_offer(m, &h, &sy, i, i + 1)) goto done;
     while (h.n) {
         sppair top = sp_pop(&h);
         /* stale: a side was merged away, or grew (symbols only grow, so equal sizes mean both are as
@@ -845,6 +874,7 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
         if (!sy.len[top.left] || !sy.len[top.right] || sy.len[top.left] + sy.len[top.right] != top.size)
             continue;
         sy.len[top.left] = top.size;
+        sy.k[top.left] = top.k;
         sy.len[top.right] = 0;
         sy.next[top.left] = sy.next[top.right];
         if (sy.next[top.right] >= 0) sy.prev[sy.next[top.right]] = top.left;
@@ -854,14 +884,13 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
     /* 3. the ids: a piece, or its bytes (byte fallback), or one <unk> for a run of unknown symbols */
     res = 0;
     int prev_unk = 0;
-    for (int32_t k = 0; k >= 0 && nsym; k = sy.next[k]) {
-        const uint8_t *p = t + sy.start[k];
-        int64_t j = st_get(&m->pieces, p, sy.len[k]);
-        if (j >= 0) { out[res++] = m->id[j]; prev_unk = 0; }
-        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int32_t b = 0; b < sy.len[k]; b++) out[res++] = m->byte_ids[p[b]];
+    for (int32_t i = 0; i >= 0 && nsym; i = sy.next[i]) {
+        const uint8_t *p = t + sy.start[i];
+        if (sy.k[i] >= 0) { out[res++] = m->id[sy.k[i]]; prev_unk = 0; }
+        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int32_t b = 0; b < sy.len[i]; b++) out[res++] = m->byte_ids[p[b]];
         else { if (!prev_unk) out[res++] = m->unk_id; prev_unk = 1; }
     }
 done:
-    free(t); free(sy.start); free(sy.len); free(sy.prev); free(sy.next); free(h.e);
+    free(t); free(sy.start); free(sy.len); free(sy.prev); free(sy.next); free(sy.k); free(h.e);
     return res;
 }
