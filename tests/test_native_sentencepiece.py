@@ -35,7 +35,8 @@ def c_ids(tok: SentencePieceTokenizer, text: str) -> list[int]:
 
 
 def sp_ids(tok: SentencePieceTokenizer, text: str) -> list[int]:
-    return tok.encode(text, disallowed_special=())
+    """The reference: the sentencepiece package's ids for the same cleaned text."""
+    return list(tok.sp.EncodeAsIds(clean_text(text)[0]))
 
 
 def differing(tok, items) -> list[str]:
@@ -43,7 +44,9 @@ def differing(tok, items) -> list[str]:
 
 
 def test_mistral_is_one_the_c_core_encodes(mistral):
-    assert mistral.native_refusal() is None
+    assert mistral.native_refusal() is None and mistral.engine == "C"
+    text = "Hello 👋 world\n\ud800  x"
+    assert mistral.encode(text) == mistral.encode_ordinary(text) == c_ids(mistral, text) == sp_ids(mistral, text)
     st_ = mistral.native_state()
     assert st_["flags"] == ["dummy_prefix", "escape_spaces", "byte_fallback"]
     assert st_["unk_id"] == 0 and st_["byte_ids"] == list(range(3, 259))
@@ -83,7 +86,9 @@ def test_mistral_long_texts(mistral):
     rng = random.Random(7)
     words = ["the", " ", "  ", "\n", "안녕", "👩‍👩‍👧", "\t", "▁", "x²", "東京", "\U000e0001", "\U0010fffd", "don't"]
     long = "".join(rng.choice(words) for _ in range(40_000))
-    for text in (long, " " * 5000, "a" * 5000, "\n".join(TRICKY_TEXTS) * 20):
+    from tokenizers.analysis.samples import varied_text
+
+    for text in (long, " " * 5000, "a" * 5000, "\n".join(TRICKY_TEXTS) * 20, varied_text(1_000_000, seed=3)):
         assert c_ids(mistral, text) == sp_ids(mistral, text)
 
 
@@ -136,7 +141,8 @@ def test_trained_models_equal_sentencepiece(tmp_path, options):
 def test_models_the_c_core_would_get_wrong_are_refused(tmp_path):
     nfkc = trained(tmp_path)  # the trainer's default normalizer (nmt_nfkc), extra spaces removed
     assert "normalizes text" in nfkc.native_refusal()
-    assert nfkc.native_encoder() is None
+    assert nfkc.native_encoder() is None and nfkc.engine == "sentencepiece"
+    assert nfkc.encode("  Ａ  b ") == sp_ids(nfkc, "  Ａ  b ")  # the library stays with the package
     with pytest.raises(ValueError, match="normalizes text"):
         nfkc.native_state()
     user = trained(tmp_path, normalization_rule_name="identity", remove_extra_whitespaces=False,

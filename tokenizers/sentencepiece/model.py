@@ -86,7 +86,15 @@ class SentencePieceTokenizer(Tokenizer):
         return self.sp.DecodeIds(ids)  # drops the dummy-prefix space, as SentencePiece does
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        fast = self.native_encoder()
+        if fast is not None:  # the C core's twin, held equal to the package by tests/test_native_sentencepiece.py
+            return fast.encode(text.encode("utf-8"))
         return list(self.sp.EncodeAsIds(text))
+
+    @property
+    def engine(self) -> str:
+        """Which code encodes: "C" (the C core's twin of SentencePiece's BPE) or "sentencepiece"."""
+        return "C" if self.native_encoder() is not None else "sentencepiece"
 
     # -- the C core's twin of SentencePiece's BPE encoder (tokenizers/bpe/native/bpe.c, tl_sp_*) ----
     def native_refusal(self) -> str | None:
