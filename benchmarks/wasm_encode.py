@@ -9,8 +9,8 @@ corpus:
     --repeat samples, each of enough runs to last 20 ms (performance.now() is coarse in a page);
   * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`;
     for mistral_sp SentencePieceTokenizer.native_encoder), and py-reg: the registry's tokenizer
-    (tiktoken's Rust for gpt2/cl100k_base, the sentencepiece package's C++ for mistral_sp), both in
-    this process;
+    (tiktoken's Rust for gpt2/cl100k_base; for mistral_sp the sentencepiece package's C++ called
+    directly, since the registry's now encodes with the C core), both in this process;
   * gpt-tokenizer: the npm package (pinned by sha256 and integrity in ANCHOR, fetched once with
     `npm pack` into the project cache by setup.sh --test or on first use; no CDN), its encode in the
     same page (it caches merges per word, so repeated text is its warm case; ours caches nothing);
@@ -86,6 +86,15 @@ def c_path(tok):
     c_tok = tok.twin if hasattr(tok, "twin") else tok
     assert isinstance(c_tok, BPETokenizer)
     return (lambda text: c_tok.encode(text, disallowed_special=())), c_tok.engine
+
+
+def reference(tok):
+    """encode(text) by the registry's tokenizer, or for a SentencePiece model by the package itself."""
+    if getattr(tok, "kind", None) == "sentencepiece":
+        from tokenizers.core.text import clean_text
+
+        return lambda text: list(tok.sp.EncodeAsIds(clean_text(text)[0]))
+    return lambda text: tok.encode(text, disallowed_special=())
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -193,12 +202,13 @@ def main(argv=None) -> int:
     py_c, py_reg, want = {}, {}, {}
     for name, tok in toks.items():
         c_encode, engine = c_path(tok)
+        ref = reference(tok)
         py_c[name], py_reg[name], want[name] = {}, {}, {}
         for n, text in texts.items():
-            want[name][n] = tok.encode(text, disallowed_special=())
-            assert c_encode(text) == want[name][n]
+            want[name][n] = ref(text)
+            assert c_encode(text) == want[name][n] == tok.encode(text, disallowed_special=())
             py_c[name][n] = median_ms(lambda: c_encode(text), args.repeat)
-            py_reg[name][n] = median_ms(lambda: tok.encode(text, disallowed_special=()), args.repeat)
+            py_reg[name][n] = median_ms(lambda: ref(text), args.repeat)
         py_c[name]["engine"] = engine
 
     files = {"/": (b"<!doctype html><meta charset=utf-8><title>wasm bench</title><script src='/tl_wasm.js'></script>",
