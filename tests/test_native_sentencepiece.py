@@ -98,8 +98,9 @@ PIECES = [" ", "  ", "   ", "\n", "\r\n", "\t", "▁", "▁▁", "a", "the", "Th
 
 chars = st.one_of(
     st.sampled_from(PIECES),
-    st.characters(codec=None),  # any code point: astral, unassigned, private use, lone surrogates
+    st.characters(codec=None),  # any code point but a surrogate: astral, unassigned, private use
     st.characters(min_codepoint=0x30000, max_codepoint=0x10FFFF),
+    st.integers(0xD800, 0xDFFF).map(chr),  # lone surrogates (U+FFFD once cleaned), or paired by chance
     st.sampled_from([chr(c) for c in (0x378, 0x0FFFF, 0x2FFFE, 0xE0080, 0xD800, 0xDFFF)]),  # unassigned, lone
 )
 
