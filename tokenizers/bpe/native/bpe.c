@@ -4,6 +4,7 @@
      tl_chunks_*  <->  tokenizers.patterns.chunk_counts   (distinct chunks and their counts)
      tl_train     <->  tokenizers.bpe_fast.train_fast      (same merges, same tie and overlap rules)
      tl_encode    <->  BPETokenizer.encode_ordinary        (same ids)
+     tl_sp_encode <->  the sentencepiece package's encode  (same ids, for the models it accepts)
    Read the Python first: this file is the same algorithm with arrays and hash tables in place of
    lists, dicts and sets. Ids, word indices and pair indices are int32 (training refuses more than
    2^31 - 1 words or pairs, which would take tens of GB); counts are int64.
