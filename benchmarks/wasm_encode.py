@@ -3,11 +3,14 @@
     .venv/bin/python benchmarks/wasm_encode.py [--repeat 15] [--sizes 1000,10000,100000] [--no-anchor]
     .venv/bin/python benchmarks/wasm_encode.py --install    # only install the gpt-tokenizer anchor
 
-For custom_bpe, gpt2, cl100k_base, o200k_base and 1 KB, 10 KB, 100 KB of benchmarks/app_speed.py's corpus:
+For custom_bpe, gpt2, cl100k_base, o200k_base, mistral_sp and 1 KB, 10 KB, 100 KB of benchmarks/app_speed.py's
+corpus:
   * wasm: tl_wasm.js's encode in Chromium (text to UTF-8 to ids, as a keystroke would), median of
     --repeat samples, each of enough runs to last 20 ms (performance.now() is coarse in a page);
-  * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`),
-    and py-reg: the registry's tokenizer (tiktoken's Rust for gpt2/cl100k_base), both in this process;
+  * py-C: the library's own C core through ctypes (BPETokenizer; for tiktoken vocabularies its `twin`;
+    for mistral_sp SentencePieceTokenizer.native_encoder), and py-reg: the registry's tokenizer
+    (tiktoken's Rust for gpt2/cl100k_base; for mistral_sp the sentencepiece package's C++ called
+    directly, since the registry's now encodes with the C core), both in this process;
   * gpt-tokenizer: the npm package (pinned by sha256 and integrity in ANCHOR, fetched once with
     `npm pack` into the project cache by setup.sh --test or on first use; no CDN), its encode in the
     same page (it caches merges per word, so repeated text is its warm case; ours caches nothing);
@@ -35,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.app_speed import CHROMIUM, FLAGS, corpus  # noqa: E402
 
 ORIGIN = "http://localhost:8766"
-NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "mistral_sp")
 ANCHOR_ENCODINGS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
 
 
@@ -69,6 +72,29 @@ def gpt_tokenizer_files(log=print) -> dict[str, bytes] | None:
             if m.isfile() and m.name.startswith("package/esm/") and m.name.endswith(".js"):
                 out[m.name[len("package/esm/"):]] = tar.extractfile(m).read()
     return out
+
+
+def c_path(tok):
+    """(encode(text) with the library's C core through ctypes, what that path is called)."""
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.core.text import clean_text
+
+    if getattr(tok, "kind", None) == "sentencepiece":
+        enc = tok.native_encoder()
+        assert enc is not None, f"{tok.name}: {tok.native_refusal() or 'the C core is not built'}"
+        return (lambda text: enc.encode(clean_text(text)[0].encode("utf-8"))), "C (tl_sp_encode)"
+    c_tok = tok.twin if hasattr(tok, "twin") else tok
+    assert isinstance(c_tok, BPETokenizer)
+    return (lambda text: c_tok.encode(text, disallowed_special=())), c_tok.engine
+
+
+def reference(tok):
+    """encode(text) by the registry's tokenizer, or for a SentencePiece model by the package itself."""
+    if getattr(tok, "kind", None) == "sentencepiece":
+        from tokenizers.core.text import clean_text
+
+        return lambda text: list(tok.sp.EncodeAsIds(clean_text(text)[0]))
+    return lambda text: tok.encode(text, disallowed_special=())
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -149,7 +175,6 @@ def main(argv=None) -> int:
         return 0 if esm else 1
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    from tokenizers.bpe.model import BPETokenizer
     from tokenizers.bpe.native import blob as vblob
     from tokenizers.bpe.native import build
     from tokenizers.bpe.native.lib import HERE
@@ -176,15 +201,15 @@ def main(argv=None) -> int:
     # Python: the C core through ctypes (a tiktoken vocabulary's twin), and the registry's tokenizer
     py_c, py_reg, want = {}, {}, {}
     for name, tok in toks.items():
-        c_tok = tok.twin if hasattr(tok, "twin") else tok
-        assert isinstance(c_tok, BPETokenizer)
+        c_encode, engine = c_path(tok)
+        ref = reference(tok)
         py_c[name], py_reg[name], want[name] = {}, {}, {}
         for n, text in texts.items():
-            want[name][n] = tok.encode(text, disallowed_special=())
-            assert c_tok.encode(text, disallowed_special=()) == want[name][n]
-            py_c[name][n] = median_ms(lambda: c_tok.encode(text, disallowed_special=()), args.repeat)
-            py_reg[name][n] = median_ms(lambda: tok.encode(text, disallowed_special=()), args.repeat)
-        py_c[name]["engine"] = c_tok.engine
+            want[name][n] = ref(text)
+            assert c_encode(text) == want[name][n] == tok.encode(text, disallowed_special=())
+            py_c[name][n] = median_ms(lambda: c_encode(text), args.repeat)
+            py_reg[name][n] = median_ms(lambda: ref(text), args.repeat)
+        py_c[name]["engine"] = engine
 
     files = {"/": (b"<!doctype html><meta charset=utf-8><title>wasm bench</title><script src='/tl_wasm.js'></script>",
                    "text/html"),

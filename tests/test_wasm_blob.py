@@ -16,7 +16,7 @@ from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build
 from tokenizers.bpe.native.lib import HERE, MODES
 from tokenizers.core.patterns import compile_pattern, split_text
-from wasm_parity import NAMES, expected, first_difference, fuzz_texts, texts, tokenizer, utf16
+from wasm_parity import BROWSER_NAMES, NAMES, expected, first_difference, fuzz_texts, texts, tokenizer, utf16
 from conftest import TRICKY_TEXTS
 
 
@@ -47,6 +47,25 @@ def test_blob_header_vectors():
     assert (g["mode"], g["by_ranks"], g["ntok"], g["special_tokens"]) == (MODES["gpt2"], 1, 50256, {"<|endoftext|>": 50256})
 
 
+def test_sentencepiece_blob_holds_the_encoder_state():
+    """mistral_sp's blob: the normal pieces (U+2581 for a space) with their ids and float32 scores, the
+    byte pieces' ids, <unk> and the options, exactly what SentencePieceTokenizer.native_state gives."""
+    tok = tokenizer("mistral_sp")
+    b = vblob.serialize(tok)
+    got = vblob.parse(b.data)
+    st = tok.native_state()
+    assert got["whole"] == {p: i for p, i, _ in st["pieces"]}
+    assert got["scores"] == {i: s for _, i, s in st["pieces"]}  # Mistral's scores are exact in float32
+    assert got["byte_ids"] == st["byte_ids"] == list(range(3, 259)) and got["pairs"] == []
+    h = b.header
+    assert (h["algorithm"], h["sp_flags"], h["unk_id"], h["scores"], h["mode"], h["pattern"]) == (
+        "sentencepiece_bpe", 1 | 2 | 4, 0, True, 0, "")
+    assert (h["ntok"], h["first_id"], h["sequential_ids"]) == (31_741, 259, True)
+    assert h["special_tokens"] == {"<unk>": 0, "<s>": 1, "</s>": 2}
+    assert got["whole"]["▁the".encode()] == 272 and got["scores"][272] == -13.0
+    assert vblob.serialize(tok).data == b.data
+
+
 def test_damaged_blob_is_refused():
     data = bytearray(vblob.serialize(tokenizer("lab")).data)
     data[-1] ^= 1
@@ -66,9 +85,15 @@ def test_what_the_blob_cannot_carry_is_refused():
     with pytest.raises(ValueError, match="no mode for its split pattern"):
         vblob.serialize(BPETokenizer(r"\w+|\W", name="custom pattern"))
     from tokenizers.registry import get_tokenizer
+    from tokenizers.sentencepiece.model import SentencePieceTokenizer
 
-    with pytest.raises(ValueError, match="not a byte-level BPE"):
-        vblob.serialize(get_tokenizer("mistral_sp"))
+    from sentencepiece import sentencepiece_model_pb2
+
+    proto = sentencepiece_model_pb2.ModelProto.FromString(get_tokenizer("mistral_sp").serialized_model())
+    proto.normalizer_spec.remove_extra_whitespaces = True  # a SentencePiece model the C core would get wrong
+    squeezed = SentencePieceTokenizer(model_proto=proto.SerializeToString(), name="squeezed")
+    with pytest.raises(ValueError, match="removes extra whitespace, .* so the browser cannot give its ids"):
+        vblob.serialize(squeezed)
     with pytest.raises(ValueError, match="not a byte-level BPE"):
         vblob.serialize(get_tokenizer("qwen"))  # a pipeline: NFC first
 
@@ -145,7 +170,7 @@ def test_node_gives_the_library_ids(tmp_path):
     wasm = _wasm()
     items = texts()
     blobs = {}
-    for name in NAMES:
+    for name in BROWSER_NAMES:
         (tmp_path / f"{name}.bin").write_bytes(vblob.serialize(tokenizer(name)).data)
         blobs[name] = str(tmp_path / f"{name}.bin")
     job = {"wasm": str(wasm), "blobs": blobs, "units": [utf16(t) for t in items], "out": str(tmp_path / "out.json")}
@@ -153,7 +178,7 @@ def test_node_gives_the_library_ids(tmp_path):
     subprocess.run(["node", "-e", NODE_ENCODE, str(HERE / "tl_wasm.js"), str(tmp_path / "job.json")], check=True,
                    timeout=300)
     got = json.loads((tmp_path / "out.json").read_text())
-    for name in NAMES:
+    for name in BROWSER_NAMES:
         assert first_difference(name, items, got[name], expected(name, items)) is None
 
 

@@ -3,7 +3,8 @@ library's ids. A page at a local origin (its requests answered here by Playwrigh
 network) fetches the module (python -m tokenizers.bpe.native.build --wasm), tl_wasm.js and each
 vocabulary's blob (tokenizers/bpe/native/blob.py), as the app will. Texts: the tricky texts, the
 hostile payloads and a seeded fuzz (tests/wasm_parity.py), for custom_bpe, gpt2, cl100k_base,
-o200k_base and a model trained as the Lab trains one. One differing id fails."""
+o200k_base, a model trained as the Lab trains one, and Mistral 7B's SentencePiece BPE (mistral_sp,
+whose ids the library takes from the sentencepiece package). One differing id fails."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build
 from tokenizers.bpe.native.lib import HERE
-from wasm_parity import ENCODE_ALL, NAMES, ORIGIN, expected, first_difference, texts, tokenizer, utf16
+from wasm_parity import BROWSER_NAMES, ENCODE_ALL, ORIGIN, expected, first_difference, texts, tokenizer, utf16
 from .conftest import new_context
 
 pytestmark = pytest.mark.e2e
@@ -60,13 +61,13 @@ def served(blobs: dict[str, bytes]) -> dict[str, tuple[bytes, str]]:
 
 def test_chromium_gives_the_library_ids(browser):
     items = texts()
-    ctx, page = open_local_page(browser, served({n: vblob.serialize(tokenizer(n)).data for n in NAMES}))
+    ctx, page = open_local_page(browser, served({n: vblob.serialize(tokenizer(n)).data for n in BROWSER_NAMES}))
     try:
-        got = page.evaluate(ENCODE_ALL, [list(NAMES), [utf16(t) for t in items]])
+        got = page.evaluate(ENCODE_ALL, [list(BROWSER_NAMES), [utf16(t) for t in items]])
         assert not page.errors
     finally:
         ctx.close()
-    problems = [p for name in NAMES if (p := first_difference(name, items, got[name], expected(name, items)))]
+    problems = [p for name in BROWSER_NAMES if (p := first_difference(name, items, got[name], expected(name, items)))]
     assert not problems, "\n".join(problems)
 
 

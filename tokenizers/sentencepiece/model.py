@@ -86,7 +86,73 @@ class SentencePieceTokenizer(Tokenizer):
         return self.sp.DecodeIds(ids)  # drops the dummy-prefix space, as SentencePiece does
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
+        fast = self.native_encoder()
+        if fast is not None:  # the C core's twin, held equal to the package by tests/test_native_sentencepiece.py
+            return fast.encode(text.encode("utf-8"))
         return list(self.sp.EncodeAsIds(text))
+
+    @property
+    def engine(self) -> str:
+        """Which code encodes: "C" (the C core's twin of SentencePiece's BPE) or "sentencepiece"."""
+        return "C" if self.native_encoder() is not None else "sentencepiece"
+
+    # -- the C core's twin of SentencePiece's BPE encoder (tokenizers/bpe/native/bpe.c, tl_sp_*) ----
+    def native_refusal(self) -> str | None:
+        """Why the C core cannot give this model's ids exactly (it then stays with the sentencepiece
+        package, on the server), or None when it can: a BPE model whose normalizer does nothing but
+        escape spaces and add the dummy prefix (Llama, Mistral 7B), with no user-defined or unused pieces."""
+        proto = self.model_proto()
+        norm, spec = proto.normalizer_spec, proto.trainer_spec
+        if self.model_type != "bpe":
+            return f"{self.name} is a {self.model_type} model; the C core encodes SentencePiece BPE only"
+        if norm.name != "identity" or norm.precompiled_charsmap or norm.normalization_rule_tsv:
+            return f"{self.name} normalizes text ({norm.name or 'custom rules'}); the C core only escapes spaces"
+        if norm.remove_extra_whitespaces:
+            return f"{self.name} removes extra whitespace, which the C core does not"
+        if spec.treat_whitespace_as_suffix:
+            return f"{self.name} treats whitespace as a suffix, which the C core does not"
+        kinds = {self.piece_type(i) for i in range(self.vocab_size)}
+        if kinds & {"user_defined", "unused"}:
+            return (f"{self.name} has user-defined or unused pieces, which SentencePiece matches or "
+                    "re-splits in ways the C core does not")
+        if any(len(self._pieces[i]) == 1 for i in range(self.vocab_size) if self.piece_type(i) != "normal"):
+            return f"{self.name} has a one-character control, unknown or byte piece"
+        return None
+
+    def native_state(self) -> dict:
+        """What the C core's SentencePiece encoder is built from (api.SentencePieceEncoder; the browser
+        blob carries the same): the normal pieces as (UTF-8 bytes, id, score), the byte pieces' ids
+        (<unk>'s where one is missing), <unk>'s id and the options that apply. ValueError when
+        native_refusal() says the C core would not give this model's ids."""
+        why = self.native_refusal()
+        if why:
+            raise ValueError(why)
+        norm, spec = self.model_proto().normalizer_spec, self.model_proto().trainer_spec
+        unk = self.sp.unk_id()
+        byte_ids = [unk] * 256
+        for i, b in self._byte.items():
+            byte_ids[b] = i
+        flags = [f for f, on in (("dummy_prefix", norm.add_dummy_prefix), ("escape_spaces", norm.escape_whitespaces),
+                                 ("byte_fallback", spec.byte_fallback and bool(self._byte))) if on]
+        pieces = [(p.encode("utf-8"), i, self._scores[i]) for i, p in enumerate(self._pieces)
+                  if self.piece_type(i) == "normal"]
+        return {"pieces": pieces, "byte_ids": byte_ids, "unk_id": unk, "flags": flags}
+
+    def native_encoder(self):
+        """The C core's encoder of this model (api.SentencePieceEncoder), built once; None when the C
+        core is not built or native_refusal() gives a reason."""
+        enc = getattr(self, "_native", False)
+        if enc is False:
+            from tokenizers.bpe import native
+
+            enc = None
+            if native.available() and self.native_refusal() is None:
+                from tokenizers.bpe.native.api import SentencePieceEncoder
+
+                st = self.native_state()
+                enc = SentencePieceEncoder(st["pieces"], st["byte_ids"], st["unk_id"], st["flags"])
+            self._native = enc
+        return enc
 
     def parseable_specials(self):
         """None: SentencePiece never parses its control pieces (<s>, </s>, <unk>) from text, so a

@@ -1,5 +1,6 @@
 """An optional C core for the hot loops: the GPT-2/GPT-4 pre-tokenizer, chunk counting, the BPE
-merge loop of training, and encoding with a trained model.
+merge loop of training, encoding with a trained model, and encoding with a SentencePiece BPE model
+(Mistral 7B's), whose twin is the sentencepiece package itself.
 
 It is compiled once at set-up (`python -m tokenizers.bpe.native.build`, run by setup.sh) with the
 machine's C compiler into the project cache, and loaded here with ctypes; a server started without

@@ -7,7 +7,7 @@ from array import array
 from collections.abc import Callable, Iterable
 from ctypes import c_int64
 
-from .lib import MODES, PROGRESS, load
+from .lib import MODES, PROGRESS, SP_FLAGS, load
 
 
 def _lib() -> ctypes.CDLL:
@@ -183,6 +183,39 @@ class Encoder(_Handle):
         if mode not in (0, *MODES.values()):
             raise ValueError(f"unknown pre-tokenizer mode {mode!r}")
         n = self._lib.tl_encode(self._h, mode, data, len(data), _addr(out))
+        if n < 0:
+            raise MemoryError("native core: encoding ran out of memory")
+        del out[n:]
+        return out.tolist()
+
+
+class SentencePieceEncoder(_Handle):
+    """A SentencePiece BPE model in C (tl_sp_* in bpe.c): encode(data) gives the sentencepiece
+    package's ids for the UTF-8 text `data`. `pieces` are the model's normal pieces as (UTF-8 bytes,
+    id, score); byte_ids[b] is the id of <0xbb>; `flags` names the TL_SP_* options that apply
+    (lib.SP_FLAGS: dummy_prefix, escape_spaces, byte_fallback)."""
+
+    _free = "tl_sp_free"
+
+    def __init__(self, pieces: list[tuple[bytes, int, float]], byte_ids: list[int], unk_id: int,
+                 flags: Iterable[str]):
+        self._lib = _lib()
+        bits = 0
+        for f in flags:
+            bits |= SP_FLAGS[f]
+        blob = b"".join(p for p, _, _ in pieces)
+        starts = array("q", [0])
+        for p, _, _ in pieces:
+            starts.append(starts[-1] + len(p))
+        ids = array("i", (i for _, i, _ in pieces))
+        scores = array("f", (s for _, _, s in pieces))
+        bids = array("i", byte_ids)
+        self._own(self._lib.tl_sp_new(bits, unk_id, _addr(bids), blob, _addr(starts), _addr(ids), _addr(scores),
+                                      len(ids)))
+
+    def encode(self, data: bytes) -> list[int]:
+        out = array("i", bytes(4 * (3 * len(data) + 3)))
+        n = self._lib.tl_sp_encode(self._h, data, len(data), _addr(out))
         if n < 0:
             raise MemoryError("native core: encoding ran out of memory")
         del out[n:]

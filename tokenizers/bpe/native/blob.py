@@ -16,6 +16,13 @@ Layout, little-endian, every array aligned to 4 bytes:
     goes by its merges; none for tiktoken's byte-rank form); token lengths uint{8,16,32}[ntok];
     token ids int32[ntok] unless sequential; the tokens' bytes, one after the other, in id order.
 
+A SentencePiece BPE model (mistral_sp: SentencePieceTokenizer.native_state) uses the same layout
+for what tl_sp_new takes, with three header fields added: "algorithm": "sentencepiece_bpe" (absent:
+byte-level BPE), "sp_flags" (tl_native.h's TL_SP_* bits: dummy prefix, space escape, byte fallback),
+"unk_id"; and "scores": true, which puts float32 scores[ntok] after the ids (before the tokens' bytes).
+Its byte_ids are the byte pieces' ids (<0xXX>), its tokens the normal pieces (U+2581 for a space),
+npairs is 0, mode 0 and pattern "".
+
 The pre-tokenizer's Unicode tables are not in the blob: they are compiled into the module (tl_tables.h,
 from the same `regex` install), and "native" names them. A pattern the C pre-tokenizer cannot cut
 (a custom or uploaded one) raises ValueError: the browser cannot give the library's ids for it.
@@ -95,6 +102,8 @@ def serialize(tok) -> Blob:
 
     from .lib import digest
 
+    if getattr(tok, "kind", None) == "sentencepiece":
+        return _serialize_sentencepiece(tok)
     if not isinstance(tok, BPETokenizer):
         raise ValueError(f"{getattr(tok, 'name', tok)!r} is not a byte-level BPE model (a pipeline or "
                          "another algorithm): the browser build cannot encode it")
@@ -106,21 +115,49 @@ def serialize(tok) -> Blob:
     by_ranks = isinstance(tok.merges, RecoveredMerges)
     pairs = [] if by_ranks else list(dict.items(tok.merges))
     toks = sorted(tok._bytes_to_id.items(), key=lambda kv: kv[1])
-    ids = [i for _, i in toks]
-    first = ids[0] if ids else 0
-    sequential = ids == list(range(first, first + len(ids)))
-    longest = max((len(b) for b, _ in toks), default=0)
-    width = 1 if longest < 1 << 8 else 2 if longest < 1 << 16 else 4
     header = {
         "name": tok.name, "pattern": tok.pattern or "", "mode": mode, "by_ranks": int(by_ranks),
-        "shortcut": int(bool(tok.whole_chunk_shortcut)), "npairs": len(pairs), "ntok": len(toks),
-        "first_id": first, "sequential_ids": sequential, "len_bytes": width,
+        "shortcut": int(bool(tok.whole_chunk_shortcut)), "npairs": len(pairs), **_token_fields(toks),
         "special_tokens": dict(tok.special_tokens), "native": digest(),
     }
+    return _pack(header, tok.byte_ids, pairs, toks)
+
+
+def _token_fields(toks: list[tuple[bytes, int]]) -> dict:
+    """The header's fields about the token table (bytes, id), in id order."""
+    ids = [i for _, i in toks]
+    first = ids[0] if ids else 0
+    longest = max((len(b) for b, _ in toks), default=0)
+    return {"ntok": len(toks), "first_id": first, "sequential_ids": ids == list(range(first, first + len(ids))),
+            "len_bytes": 1 if longest < 1 << 8 else 2 if longest < 1 << 16 else 4}
+
+
+def _serialize_sentencepiece(tok) -> Blob:
+    """The blob of a SentencePiece BPE model the C core encodes exactly (see the module docstring);
+    ValueError with SentencePieceTokenizer.native_refusal's reason otherwise."""
+    from .lib import SP_FLAGS, digest
+
+    why = tok.native_refusal()
+    if why:
+        raise ValueError(f"{why}, so the browser cannot give its ids")
+    st = tok.native_state()
+    toks = [(p, i) for p, i, _ in st["pieces"]]
+    header = {
+        "name": tok.name, "pattern": "", "mode": 0, "by_ranks": 0, "shortcut": 0, "npairs": 0, **_token_fields(toks),
+        "special_tokens": dict(tok.special_tokens), "native": digest(),
+        "algorithm": "sentencepiece_bpe", "sp_flags": sum(SP_FLAGS[f] for f in st["flags"]),
+        "unk_id": st["unk_id"], "scores": True,
+    }
+    return _pack(header, st["byte_ids"], [], toks, scores=[s for _, _, s in st["pieces"]])
+
+
+def _pack(header: dict, byte_ids, pairs, toks, scores=None) -> Blob:
+    """The blob's bytes: the prefix, the header, then the arrays in the module docstring's order."""
+    width, sequential = header["len_bytes"], header["sequential_ids"]
     body = bytearray(json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     hlen = len(body)
     _pad(body)
-    body += _i32(tok.byte_ids)
+    body += _i32(byte_ids)
     for k in range(3):
         body += _i32(p[0][0] if k == 0 else p[0][1] if k == 1 else p[1] for p in pairs)
     lengths = array({1: "B", 2: "H", 4: "I"}[width], (len(b) for b, _ in toks))
@@ -129,7 +166,10 @@ def serialize(tok) -> Blob:
     body += lengths.tobytes() if struct.pack("=H", 1) == struct.pack("<H", 1) else _swapped(lengths)
     _pad(body)
     if not sequential:
-        body += _i32(ids)
+        body += _i32(i for _, i in toks)
+    if scores is not None:
+        f = array("f", scores)
+        body += f.tobytes() if struct.pack("=H", 1) == struct.pack("<H", 1) else _swapped(f)
     body += b"".join(b for b, _ in toks)
     digest_body = hashlib.sha256(body).digest()
     data = MAGIC + struct.pack("<II", FORMAT, hlen) + digest_body + bytes(body)
@@ -138,8 +178,8 @@ def serialize(tok) -> Blob:
 
 def parse(data: bytes) -> dict:
     """The blob read back (the reference for tl_wasm.js's reader, and the tests' check that nothing is
-    lost): header, byte_ids, pairs [((a, b), new)], whole {bytes: id}. Raises ValueError on a
-    wrong magic, version or checksum."""
+    lost): header, byte_ids, pairs [((a, b), new)], whole {bytes: id}, and for a SentencePiece model
+    scores {id: score}. Raises ValueError on a wrong magic, version or checksum."""
     if data[:8] != MAGIC:
         raise ValueError("not a Token Lens vocabulary blob")
     version, hlen = struct.unpack_from("<II", data, 8)
@@ -166,11 +206,15 @@ def parse(data: bytes) -> dict:
     lengths = take({1: "B", 2: "H", 4: "I"}[header["len_bytes"]], ntok)
     pos += -pos % 4
     ids = list(range(header["first_id"], header["first_id"] + ntok)) if header["sequential_ids"] else take("i", ntok)
+    scores = take("f", ntok) if header.get("scores") else None
     whole = {}
     for n, i in zip(lengths, ids):
         whole[bytes(body[pos:pos + n])] = i
         pos += n
     if pos != len(body):
         raise ValueError("blob has trailing bytes")
-    return {"header": header, "byte_ids": byte_ids, "pairs": [((a, b), c) for a, b, c in zip(pa, pb, pnew)],
-            "whole": whole}
+    out = {"header": header, "byte_ids": byte_ids, "pairs": [((a, b), c) for a, b, c in zip(pa, pb, pnew)],
+           "whole": whole}
+    if scores is not None:  # a SentencePiece model: id -> score
+        out["scores"] = dict(zip(ids, scores))
+    return out

@@ -4,6 +4,7 @@
      tl_chunks_*  <->  tokenizers.patterns.chunk_counts   (distinct chunks and their counts)
      tl_train     <->  tokenizers.bpe_fast.train_fast      (same merges, same tie and overlap rules)
      tl_encode    <->  BPETokenizer.encode_ordinary        (same ids)
+     tl_sp_encode <->  the sentencepiece package's encode  (same ids, for the models it accepts)
    Read the Python first: this file is the same algorithm with arrays and hash tables in place of
    lists, dicts and sets. Ids, word indices and pair indices are int32 (training refuses more than
    2^31 - 1 words or pairs, which would take tens of GB); counts are int64.
@@ -694,4 +695,265 @@ int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, in
         pos = end;
     }
     return k;
+}
+
+/* ---- SentencePiece BPE ------------------------------------------------------------------------ */
+
+/* The encoder of a SentencePiece BPE model (the Llama / Mistral 7B kind), the twin of the sentencepiece
+   package's own encoder. Its rule, as sentencepiece's bpe_model.cc applies it:
+     - the text is normalized: with an identity normalizer that is only the whitespace escape, each
+       ' ' becomes U+2581 (the "meta space"), and a dummy U+2581 goes in front (add_dummy_prefix);
+       a byte that is not valid UTF-8 becomes U+FFFD;
+     - every character is a symbol; the pair of adjacent symbols whose joined bytes are a piece with
+       the highest score merges first, the leftmost among equal scores (float32 scores, as stored);
+       pieces are looked up as whole byte strings, so there is no merge list, only the vocabulary;
+     - a symbol left that is not a piece (a character the vocabulary lacks) becomes its UTF-8 bytes as
+       byte pieces <0xXX> with byte fallback, else one <unk> for a whole run of them.
+   Only normal pieces can be met in text (control, unknown and byte pieces never are); a model with
+   user-defined or unused pieces, or another normalizer, is not for this encoder (the Python side
+   refuses it: tokenizers/sentencepiece/model.py native_refusal). */
+struct tl_sp {
+    int flags;          /* TL_SP_* */
+    int32_t unk_id;
+    int32_t byte_ids[256];
+    strtab pieces;      /* piece bytes -> k, its index in id[] and score[] */
+    int32_t *id;
+    float *score;
+    int64_t longest;    /* bytes of the longest piece: a longer pair is never a piece */
+    /* a faster look-up of the same thing: (k of the left piece, k of the right) -> k of the piece their
+       bytes make, for every way of cutting a piece at a character boundary into two pieces; the byte
+       look-up above remains for a symbol that is not a piece (a character the model lacks) */
+    pairmap joins;
+    int32_t ascii[128]; /* k of each one-byte character, or -1 */
+    int32_t meta;       /* k of U+2581, or -1 */
+    /* every two characters (code points) that stand side by side inside some piece. Between two
+       characters that never do, no merge can ever join (it would make a piece holding both), so the
+       text falls there into segments that merge independently: each alone gives the ids the whole
+       text would, and a repeated segment (a word) gives the same ids again */
+    pairmap inner;
+};
+
+/* The length of the valid UTF-8 character at s[0..n) (1..4), or 0 when it is not one: a bad lead or
+   continuation byte, an overlong form, a surrogate, or past U+10FFFF. */
+static int utf8_len(const uint8_t *s, int64_t n) {
+    uint8_t c = s[0];
+    if (c < 0x80) return 1;
+    int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!len || c > 0xF4 || len > n) return 0;
+    for (int i = 1; i < len; i++) if ((s[i] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0; /* a surrogate */
+    if (c == 0xF0 && s[1] < 0x90) return 0; /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90) return 0; /* past U+10FFFF */
+    return len;
+}
+
+/* the code point of the valid UTF-8 character p[0..len) */
+static int32_t code_point(const uint8_t *p, int len) {
+    if (len == 1) return p[0];
+    int32_t cp = p[0] & (0x7F >> len);
+    for (int i = 1; i < len; i++) cp = (cp << 6) | (p[i] & 0x3F);
+    return cp;
+}
+
+void tl_sp_free(tl_sp *m) {
+    if (!m) return;
+    st_free(&m->pieces); pm_free(&m->joins); pm_free(&m->inner); free(m->id); free(m->score); free(m);
+}
+
+tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8_t *tok_bytes,
+                 const int64_t *tok_start, const int32_t *tok_id, const float *scores, int64_t ntok) {
+    tl_sp *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->flags = flags;
+    m->unk_id = unk_id;
+    memcpy(m->byte_ids, byte_ids, sizeof m->byte_ids);
+    m->id = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->id);
+    m->score = malloc((size_t)(ntok ? ntok : 1) * sizeof *m->score);
+    if (!m->id || !m->score || st_init(&m->pieces) || pm_init(&m->joins, 4 * ntok + 16)
+        || pm_init(&m->inner, 4 * ntok + 16)) goto fail;
+    for (int64_t t = 0; t < ntok; t++) {
+        int64_t len = tok_start[t + 1] - tok_start[t];
+        if (st_get(&m->pieces, tok_bytes + tok_start[t], len) >= 0) continue; /* the first of a repeat */
+        if (st_add(&m->pieces, tok_bytes + tok_start[t], len, m->pieces.n)) goto fail;
+        m->id[m->pieces.n - 1] = tok_id[t];
+        m->score[m->pieces.n - 1] = scores[t];
+        if (len > m->longest) m->longest = len;
+    }
+    for (int64_t k = 0; k < m->pieces.n; k++) {
+        const uint8_t *p = m->pieces.bytes + m->pieces.start[k];
+        int64_t len = m->pieces.start[k + 1] - m->pieces.start[k];
+        for (int64_t cut = 1; cut < len; cut++) {
+            if ((p[cut] & 0xC0) == 0x80) continue; /* inside a character */
+            int64_t a = st_get(&m->pieces, p, cut), b = st_get(&m->pieces, p + cut, len - cut);
+            if (a >= 0 && b >= 0 && pm_put(&m->joins, pkey((int32_t)a, (int32_t)b), (int32_t)k)) goto fail;
+        }
+        int32_t before = -1;
+        for (int64_t at = 0; at < len;) {
+            int w = utf8_len(p + at, len - at);
+            if (!w) goto fail; /* pieces come from Python str: always valid UTF-8 */
+            int32_t cp = code_point(p + at, w);
+            if (before >= 0 && pm_put(&m->inner, pkey(before, cp), 1)) goto fail;
+            before = cp;
+            at += w;
+        }
+    }
+    for (int c = 0; c < 128; c++) {
+        uint8_t ch = (uint8_t)c;
+        m->ascii[c] = (int32_t)st_get(&m->pieces, &ch, 1);
+    }
+    m->meta = (int32_t)st_get(&m->pieces, (const uint8_t *)"\xE2\x96\x81", 3);
+    return m;
+fail:
+    tl_sp_free(m);
+    return NULL;
+}
+
+/* a candidate merge: symbols left and right, whose joined bytes (`size` of them) are piece k */
+typedef struct { float score; int32_t left, right, size, k; } sppair;
+
+/* the agenda's order: the higher score first; among equal scores the leftmost */
+static int sp_before(const sppair *x, const sppair *y) {
+    return x->score > y->score || (x->score == y->score && x->left < y->left);
+}
+
+typedef struct { sppair *e; int64_t n, cap; } spheap;
+
+static int sp_push(spheap *h, sppair x) {
+    if (grow((void **)&h->e, &h->cap, h->n + 1, sizeof x)) return -1;
+    int64_t i = h->n++;
+    while (i > 0 && sp_before(&x, &h->e[(i - 1) / 2])) { h->e[i] = h->e[(i - 1) / 2]; i = (i - 1) / 2; }
+    h->e[i] = x;
+    return 0;
+}
+
+static sppair sp_pop(spheap *h) {
+    sppair top = h->e[0], last = h->e[--h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = -1;
+        const sppair *least = &last;
+        if (l < h->n && sp_before(&h->e[l], least)) { m = l; least = &h->e[l]; }
+        if (r < h->n && sp_before(&h->e[r], least)) m = r;
+        if (m < 0) break;
+        h->e[i] = h->e[m];
+        i = m;
+    }
+    if (h->n) h->e[i] = last;
+    return top;
+}
+
+/* symbol i is t[start[i] .. start[i] + len[i]), the piece k[i] (-1: not a piece); len 0 once merged
+   into its left neighbour. int32: the encoder refuses texts of 2^29 bytes or more (their normalized
+   form could pass 2^31) */
+typedef struct { const uint8_t *t; int32_t *start, *len, *prev, *next, *k; } spsyms;
+
+static int sp_offer(const tl_sp *m, spheap *h, const spsyms *s, int32_t left, int32_t right) {
+    if (left < 0 || right < 0) return 0;
+    int32_t size = s->len[left] + s->len[right], k;
+    if (size > m->longest) return 0;
+    if (s->k[left] >= 0 && s->k[right] >= 0) k = pm_get(&m->joins, pkey(s->k[left], s->k[right]));
+    else k = (int32_t)st_get(&m->pieces, s->t + s->start[left], size);
+    return k < 0 ? 0 : sp_push(h, (sppair){m->score[k], left, right, size, k});
+}
+
+/* merge symbols first..last (a segment: no pair outside it can merge, see tl_sp.inner) with the agenda
+   h, empty on return; their ids to out: the number written */
+static int64_t sp_segment(const tl_sp *m, spheap *h, spsyms *sy, int32_t first, int32_t last, int32_t *out) {
+    for (int32_t i = first; i <= last; i++) { sy->prev[i] = i - 1; sy->next[i] = i < last ? i + 1 : -1; }
+    sy->prev[first] = -1;
+    for (int32_t i = first; i < last; i++)
+        if (sp_offer(m, h, sy, i, i + 1)) return -1;
+    while (h->n) {
+        sppair top = sp_pop(h);
+        /* stale: a side was merged away, or grew (symbols only grow, so equal sizes mean both are as
+           they were when offered, and still neighbours) */
+        if (!sy->len[top.left] || !sy->len[top.right] || sy->len[top.left] + sy->len[top.right] != top.size)
+            continue;
+        sy->len[top.left] = top.size;
+        sy->k[top.left] = top.k;
+        sy->len[top.right] = 0;
+        sy->next[top.left] = sy->next[top.right];
+        if (sy->next[top.right] >= 0) sy->prev[sy->next[top.right]] = top.left;
+        if (sp_offer(m, h, sy, sy->prev[top.left], top.left) || sp_offer(m, h, sy, top.left, sy->next[top.left]))
+            return -1;
+    }
+    /* a piece, or its bytes (byte fallback), or <unk> (tl_sp_encode joins a run of them into one) */
+    int64_t res = 0;
+    for (int32_t i = first; i >= 0; i = sy->next[i]) {
+        const uint8_t *p = sy->t + sy->start[i];
+        if (sy->k[i] >= 0) out[res++] = m->id[sy->k[i]];
+        else if (m->flags & TL_SP_BYTE_FALLBACK) for (int32_t b = 0; b < sy->len[i]; b++) out[res++] = m->byte_ids[p[b]];
+        else out[res++] = m->unk_id;
+    }
+    return res;
+}
+
+#define SP_CACHED 256 /* segments up to this many bytes are remembered within one call */
+
+int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) {
+    if (n <= 0) return 0;
+    if (n >= (1 << 29)) return -1;
+    /* the normalized text: at most 3 bytes per input byte (a space or a bad byte) and the prefix's 3;
+       its symbols: at most one per input byte, and the prefix */
+    int32_t nt = 0, nsym = 0;
+    int64_t res = -1;
+    uint8_t *t = malloc((size_t)(3 * n + 3));
+    size_t syms = (size_t)(n + 1) * sizeof(int32_t);
+    spsyms sy = {t, malloc(syms), malloc(syms), malloc(syms), malloc(syms), malloc(syms)};
+    int32_t *cp = malloc(syms);
+    spheap h = {NULL, 0, 0};
+    strtab seen; /* segment bytes -> where its ids start in out << 10 | how many */
+    int have_seen = st_init(&seen) == 0;
+    if (!t || !sy.start || !sy.len || !sy.prev || !sy.next || !sy.k || !cp || !have_seen) goto done;
+    /* 1. normalize, one symbol per character */
+#define SP_SYMBOL(bytes, count, piece, point) do { sy.start[nsym] = nt; sy.len[nsym] = (count); \
+        sy.k[nsym] = (piece); cp[nsym] = (point); nsym++; memcpy(t + nt, (bytes), (count)); nt += (count); } while (0)
+    if (m->flags & TL_SP_DUMMY_PREFIX) SP_SYMBOL("\xE2\x96\x81", 3, m->meta, 0x2581);
+    for (int64_t i = 0; i < n;) {
+        int len = utf8_len(s + i, n - i);
+        if (len == 0) {
+            SP_SYMBOL("\xEF\xBF\xBD", 3, (int32_t)st_get(&m->pieces, (const uint8_t *)"\xEF\xBF\xBD", 3), 0xFFFD);
+            i++;
+        } else if (s[i] == ' ' && (m->flags & TL_SP_ESCAPE_SPACES)) {
+            SP_SYMBOL("\xE2\x96\x81", 3, m->meta, 0x2581);
+            i++;
+        } else {
+            SP_SYMBOL(s + i, len, len == 1 ? m->ascii[s[i]] : (int32_t)st_get(&m->pieces, s + i, len),
+                      code_point(s + i, len));
+            i += len;
+        }
+    }
+#undef SP_SYMBOL
+    /* 2. segment by segment: merge the best pair until none is left, or copy a segment met before */
+    res = 0;
+    for (int32_t first = 0, last; first < nsym; first = last + 1) {
+        last = first;
+        while (last + 1 < nsym && pm_get(&m->inner, pkey(cp[last], cp[last + 1])) >= 0) last++;
+        const uint8_t *seg = t + sy.start[first];
+        int64_t bytes = sy.start[last] + sy.len[last] - sy.start[first];
+        if (bytes <= SP_CACHED) {
+            int64_t got = st_get(&seen, seg, bytes);
+            if (got >= 0) {
+                memmove(out + res, out + (got >> 10), (size_t)(got & 1023) * sizeof *out);
+                res += got & 1023;
+                continue;
+            }
+        }
+        int64_t k = sp_segment(m, &h, &sy, first, last, out + res);
+        if (k < 0) { res = -1; goto done; }
+        if (bytes <= SP_CACHED && st_add(&seen, seg, bytes, res << 10 | k)) { res = -1; goto done; }
+        res += k;
+    }
+    /* 3. without byte fallback, a run of unknown characters is one <unk> (no piece has <unk>'s id) */
+    if (!(m->flags & TL_SP_BYTE_FALLBACK)) {
+        int64_t j = 0;
+        for (int64_t i = 0; i < res; i++)
+            if (!(out[i] == m->unk_id && j > 0 && out[j - 1] == m->unk_id)) out[j++] = out[i];
+        res = j;
+    }
+done:
+    free(t); free(sy.start); free(sy.len); free(sy.prev); free(sy.next); free(sy.k); free(cp); free(h.e);
+    st_free(&seen); /* st_init cleared it first, so this is safe even when it failed */
+    return res;
 }

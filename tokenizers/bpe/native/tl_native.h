@@ -61,4 +61,21 @@ void tl_encoder_free(tl_encoder *e);
 /* encode s[0..n) cut with `mode`; out must hold n ids. The number of ids, or -1. */
 int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out);
 
+/* ---- bpe.c: SentencePiece BPE (the twin of the sentencepiece package's encoder) ------------- */
+
+typedef struct tl_sp tl_sp;
+
+#define TL_SP_DUMMY_PREFIX 1   /* normalizer_spec.add_dummy_prefix: a U+2581 in front of the text */
+#define TL_SP_ESCAPE_SPACES 2  /* normalizer_spec.escape_whitespaces: each ' ' becomes U+2581 */
+#define TL_SP_BYTE_FALLBACK 4  /* trainer_spec.byte_fallback: an unknown character becomes its bytes */
+
+/* The model's ntok normal pieces: bytes tok_bytes[tok_start[t] .. tok_start[t + 1]), ids tok_id[t],
+   scores scores[t]; byte_ids[b] is the id of the piece <0xbb>. NULL when out of memory. */
+tl_sp *tl_sp_new(int flags, int32_t unk_id, const int32_t *byte_ids, const uint8_t *tok_bytes,
+                 const int64_t *tok_start, const int32_t *tok_id, const float *scores, int64_t ntok);
+void tl_sp_free(tl_sp *m);
+/* encode the UTF-8 text s[0..n); out must hold 3 * n + 3 ids (the normalized text's bytes: a space
+   becomes 3, and the dummy prefix adds 3). The number of ids, or -1 (memory, or n >= 2^29). */
+int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out);
+
 #endif

@@ -1,7 +1,9 @@
 // Token Lens's C core in a JavaScript host (a browser page or Node): the WebAssembly module built by
 // `python -m tokenizers.bpe.native.build --wasm` and a vocabulary blob made by
 // tokenizers/bpe/native/blob.py (whose `parse` is the reference for `readBlob` here). The ids are the
-// library's: the same C (pretok.c, bpe.c) with the same arrays BPETokenizer._c_encoder passes it.
+// library's: the same C (pretok.c, bpe.c) with the same arrays BPETokenizer._c_encoder passes it, or
+// for a SentencePiece BPE blob (header.algorithm "sentencepiece_bpe", mistral_sp) the same arrays
+// SentencePieceTokenizer.native_encoder passes bpe.c's tl_sp_new.
 // No imports, no network: the caller fetches the bytes (and may cache them by the blob's sha256).
 //
 //   const core = await TokenLensWasm.load(wasmBytes);
@@ -42,11 +44,12 @@ const TokenLensWasm = (() => {
     } else {
       ids = take(Int32Array, header.ntok);
     }
+    const scores = header.scores ? take(Float32Array, header.ntok) : null;  // SentencePiece only
     const tokBytes = body.subarray(pos);
     let total = 0;
     for (let k = 0; k < header.ntok; k++) total += lengths[k];
     if (total !== tokBytes.length) throw new Error("blob is truncated or has trailing bytes");
-    return {header, byteIds, pa, pb, pnew, lengths, ids, tokBytes};
+    return {header, byteIds, pa, pb, pnew, lengths, ids, tokBytes, scores};
   }
 
   // sha256 of the blob's body against the one in its prefix: true or false; null where the page cannot
@@ -98,10 +101,20 @@ const TokenLensWasm = (() => {
       let s = 0;
       for (let k = 0; k < n; k++) { starts[k] = BigInt(s); s += b.lengths[k]; }
       starts[n] = BigInt(s);
-      const ptrs = [b.byteIds, b.pa, b.pb, b.pnew, b.tokBytes, starts, b.ids].map(a => core.put(a));
+      // a SentencePiece BPE model: its own C encoder (tl_sp_*), no pre-tokenizer
+      this.sp = b.header.algorithm === "sentencepiece_bpe";
+      if (!this.sp && b.header.algorithm !== undefined) throw new Error(`unknown algorithm ${b.header.algorithm}`);
+      const arrays = this.sp ? [b.byteIds, b.tokBytes, starts, b.ids, b.scores]
+                             : [b.byteIds, b.pa, b.pb, b.pnew, b.tokBytes, starts, b.ids];
+      const ptrs = arrays.map(a => core.put(a));
       try {
-        this.h = x.tl_encoder_new(b.header.by_ranks, b.header.shortcut, ptrs[0], ptrs[1], ptrs[2], ptrs[3],
-                                  BigInt(b.header.npairs), ptrs[4], ptrs[5], ptrs[6], BigInt(n));
+        if (this.sp) {
+          this.h = x.tl_sp_new(b.header.sp_flags, b.header.unk_id, ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4],
+                               BigInt(n));
+        } else {
+          this.h = x.tl_encoder_new(b.header.by_ranks, b.header.shortcut, ptrs[0], ptrs[1], ptrs[2], ptrs[3],
+                                    BigInt(b.header.npairs), ptrs[4], ptrs[5], ptrs[6], BigInt(n));
+        }
       } finally {
         ptrs.forEach(p => x.tl_dealloc(p));  // the encoder keeps its own copies
       }
@@ -115,13 +128,16 @@ const TokenLensWasm = (() => {
       if (this.cap) { x.tl_dealloc(this.buf); x.tl_dealloc(this.out); }
       this.cap = Math.max(n, 2 * this.cap, 4096);
       this.buf = this.core.alloc(this.cap);
-      this.out = this.core.alloc(4 * this.cap);
+      // ids: at most one per byte; SentencePiece's at most one per byte of its normalized text (3n + 3)
+      this.out = this.core.alloc(4 * (this.sp ? 3 * this.cap + 3 : this.cap));
     }
 
     encodeBytes(data) {  // UTF-8 bytes -> Int32Array of ids
       this.scratch(data.length);
       this.core.u8().set(data, this.buf);
-      const k = Number(this.core.x.tl_encode(this.h, this.mode, this.buf, BigInt(data.length), this.out));
+      const x = this.core.x, n = BigInt(data.length);
+      const k = Number(this.sp ? x.tl_sp_encode(this.h, this.buf, n, this.out)
+                               : x.tl_encode(this.h, this.mode, this.buf, n, this.out));
       if (k < 0) throw new Error("wasm: encoding failed");
       return new Int32Array(this.core.x.memory.buffer, this.out, k).slice();
     }
@@ -131,7 +147,7 @@ const TokenLensWasm = (() => {
     free() {
       const x = this.core.x;
       if (this.cap) { x.tl_dealloc(this.buf); x.tl_dealloc(this.out); this.cap = 0; }
-      if (this.h) { x.tl_encoder_free(this.h); this.h = 0; }
+      if (this.h) { (this.sp ? x.tl_sp_free : x.tl_encoder_free)(this.h); this.h = 0; }
     }
   }
 
