@@ -194,7 +194,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
                 "could continue it": st.column_config.NumberColumn(
                     help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
                 "most common": st.column_config.TextColumn(width="medium")})
-        with st.container(horizontal=True):
+        with st.container(horizontal=True, vertical_alignment="center"):
             link_button("Open on Compare", text, names, f"{k}_open_a")
             if h is not None:
                 spans_downloads(f"{k}_spans", {name: h.tokens}, file_stem=card.key, whitespace=True,
@@ -267,7 +267,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         else:
             buttons = [("Open A on Compare" if two else "Open on Compare", a, "_open_a", False)]
             buttons += [("Open B on Compare", b, "_open_b", False)] if two else []
-        with st.container(horizontal=True):  # the card's actions in one row, each as wide as its label
+        with st.container(horizontal=True, vertical_alignment="center"):  # the card's actions in a row
             for label, text, suffix, parsed in buttons:
                 link_button(label, text, names, k + suffix.replace(" ", "_"), special=parsed)
             if drawn:
@@ -302,24 +302,24 @@ def step_card(step: int) -> None:
 
 
 def deck_nav(where: str) -> None:
-    """Previous, the card list (or, under the card, its number) and Next; at the top also a link to the card."""
+    """Previous and Next, then at the top the card list and a link to the card, under the card its number (in
+    that order a phone keeps Previous and Next side by side, the list on its own line)."""
     i = card_index()
     before, after = (i - 1) % len(CARDS), (i + 1) % len(CARDS)
     with st.container(horizontal=True, vertical_alignment="center", key=f"{K}deck_{where}"):
         st.button("Previous", key=f"{K}prev_{where}", icon=":material/arrow_back:", on_click=step_card, args=(-1,),
                   help=f"Card {before + 1}: {escape_markdown(CARDS[before].title)}")
-        if where == "top":
-            st.selectbox("Card", [c.key for c in CARDS], format_func=card_label, key=CARD, persist_state=KEEP,
-                         on_change=moved, label_visibility="collapsed", width=460)
-        else:
-            st.caption(f"Card {i + 1} of {len(CARDS)}")
         st.button("Next", key=f"{K}next_{where}", icon=":material/arrow_forward:", icon_position="right",
                   on_click=step_card, args=(1,), help=f"Card {after + 1}: {escape_markdown(CARDS[after].title)}")
-        if where == "top":  # the address bar holds it too: the page's link names the card
-            st.page_link("app_pages/quirks.py", label="Link to this card", icon=":material/link:",
-                         query_params={**links.params("quirks"), "card": CARDS[i].key},
-                         help="This card with these tokenizers, for a bookmark or to share (its texts stay here).")
-
+        if where != "top":
+            st.caption(f"Card {i + 1} of {len(CARDS)}")
+            return
+        st.selectbox("Card", [c.key for c in CARDS], format_func=card_label, key=CARD, persist_state=KEEP,
+                     on_change=moved, label_visibility="collapsed", width=420)
+        # the address bar holds it too: the page's link names the card
+        st.page_link("app_pages/quirks.py", label="Link to this card", icon=":material/link:",
+                     query_params={**links.params("quirks"), "card": CARDS[i].key},
+                     help="This card with these tokenizers, for a bookmark or to share (its texts stay here).")
 
 # -- evidence ------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner="Auditing the vocabulary…")
