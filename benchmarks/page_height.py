@@ -1,14 +1,14 @@
 """How long a page is: its height in a real browser once everything on it is drawn (issue 20, item 6:
 Quirks was 19 screens long with all its cards open).
 
-    .venv/bin/python benchmarks/page_height.py [--root DIR] [--path /quirks] [--ready JS] [--viewport 1280x720]
+    .venv/bin/python benchmarks/page_height.py [--root DIR] [--path /quirks ...] [--ready JS] [--viewport 1280x720]
 
 Starts `streamlit run app.py` from `--root` (default: this checkout, so the same script measures
-another worktree or branch), opens `--path` in Debian's Chromium at `--viewport`, waits until `--ready`
+another worktree or branch), opens each `--path` (a new visit each, on the one server) in Debian's Chromium at `--viewport`, waits until `--ready`
 (a JS expression; by default a card's token spans are drawn) holds and the height has not changed for
 two seconds, and prints `document.scrollingElement.scrollHeight`, the height of Streamlit's own scroll
 container (when the app scrolls inside it rather than the document) and the number of screens that is.
-Ends with one JSON line.
+Ends with one JSON line (a list, one entry per path).
 """
 
 from __future__ import annotations
@@ -64,21 +64,24 @@ def measure(url: str, viewport: tuple[int, int], ready: str, timeout: float = 18
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app.py to run")
-    ap.add_argument("--path", default="/quirks", help="the page and its link, e.g. /quirks?card=special")
+    ap.add_argument("--path", action="append", help="the page and its link, e.g. /quirks?card=special (repeatable; "
+                                                    "default /quirks)")
     ap.add_argument("--ready", default=READY, help="a JS expression that holds once the page's content is drawn")
     ap.add_argument("--viewport", default="1280x720")
     args = ap.parse_args()
     viewport = tuple(int(x) for x in args.viewport.split("x"))
     server = Server(args.root.resolve())
+    found = []
     try:
-        out = {"root": str(args.root.resolve()), "path": args.path, **measure(server.url + args.path, viewport,
-                                                                               args.ready)}
+        for path in args.path or ["/quirks"]:
+            out = {"root": str(args.root.resolve()), "path": path, **measure(server.url + path, viewport, args.ready)}
+            print(f"{out['path']} at {out['viewport']} ({out['root']}): document.scrollingElement.scrollHeight "
+                  f"{out['document']:,} px, Streamlit's scroll container {out['streamlit']:,} px, "
+                  f"{out['screens']} screens")
+            found.append(out)
     finally:
         server.stop()
-    print(f"{out['path']} at {out['viewport']} ({out['root']}): document.scrollingElement.scrollHeight "
-          f"{out['document']:,} px, Streamlit's scroll container {out['streamlit']:,} px, {out['screens']} screens")
-    print(json.dumps(out))
-
+    print(json.dumps(found))
 
 if __name__ == "__main__":
     main()

@@ -122,6 +122,9 @@ def test_the_deck_shows_one_card_with_next_previous_and_the_list(browser, app_ur
     assert page.locator(".st-key-quirks_deck_end").get_by_text(f"Card {len(CARDS)} of {len(CARDS)}").count() == 1
     href = top.get_by_role("link", name="Link to this card").get_attribute("href")
     assert f"card={CARDS[-1].key}" in href
+    top.get_by_role("link", name="Link to this card").click()  # following it opens the same card
+    page.wait_for_function(f"() => location.search.includes('card={CARDS[-1].key}')", timeout=30_000)
+    show(page, CARDS[-1].key)
     page.goto(f"{app_url}/quirks?card=no-such-card")  # a link to a card that does not exist
     wait_for_app(page)
     show(page, CARDS[0].key)
