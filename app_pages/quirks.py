@@ -275,7 +275,6 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
                                 whitespace=ws or st.session_state.get(f"{K}ws", False))
 
 
-
 # -- the deck: one card at a time ----------------------------------------------------------------------
 CARD = f"{K}card"                  # the card shown (its key: card= in the link)
 UNKNOWN_CARD = f"{K}card_unknown"  # a link's card that does not exist, said until the visitor moves on
@@ -320,6 +319,7 @@ def deck_nav(where: str) -> None:
         st.page_link("app_pages/quirks.py", label="Link to this card", icon=":material/link:",
                      query_params={**links.params("quirks"), "card": CARDS[i].key},
                      help="This card with these tokenizers, for a bookmark or to share (its texts stay here).")
+
 
 # -- evidence ------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner="Auditing the vocabulary…")

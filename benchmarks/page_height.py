@@ -4,10 +4,11 @@ Quirks was 19 screens long with all its cards open).
     .venv/bin/python benchmarks/page_height.py [--root DIR] [--path /quirks ...] [--ready JS] [--viewport 1280x720]
 
 Starts `streamlit run app.py` from `--root` (default: this checkout, so the same script measures
-another worktree or branch), opens each `--path` (a new visit each, on the one server) in Debian's Chromium at `--viewport`, waits until `--ready`
-(a JS expression; by default a card's token spans are drawn) holds and the height has not changed for
-two seconds, and prints `document.scrollingElement.scrollHeight`, the height of Streamlit's own scroll
-container (when the app scrolls inside it rather than the document) and the number of screens that is.
+another worktree or branch), opens each `--path` (a new visit each, on the one server) in Debian's
+Chromium at `--viewport`, waits until `--ready` (a JS expression; by default a card's token spans are
+drawn) holds and the height has not changed for two seconds, and prints
+`document.scrollingElement.scrollHeight` and the height of Streamlit's own scroll container (the app
+scrolls inside it, so the document stays one screen high), and how many screens that is.
 Ends with one JSON line (a list, one entry per path).
 """
 

@@ -75,7 +75,8 @@ def test_gallery_cards_edit_and_open_on_compare(page, app_url):
     shot(card(page, "pair"), "quirks-card-edited")
 
     card(page, "pair").get_by_role("link", name="Open A on Compare").click()  # in this tab
-    page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value.startsWith('안녕하세요'))"
+    page.wait_for_function("() => [...document.querySelectorAll('textarea')]"
+                           ".some(t => t.value.startsWith('안녕하세요'))"
                            f" && document.querySelectorAll('.tl-head').length === {len(default_tokenizers())}",
                            timeout=60_000)
     settle(page)
