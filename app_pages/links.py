@@ -226,7 +226,9 @@ class Setting:
 class Link:
     """A page's link. `read_when`: "visit" reads it once per visit (the first run of the page);
     "changed" reads it whenever it differs from what the page last wrote and holds `needs` (a link into
-    the page from another one, such as Compare's "Open in Inside a token")."""
+    the page from another one, such as Compare's "Open in Inside a token"). A "visit" link with `needs`
+    is also read again when such a link into the page is followed later in the visit (Quirks' "Open on
+    Compare", in the same tab)."""
     settings: tuple[Setting, ...]   # read in this order: a later one that sets a key an earlier one set
                                     # through `also` is skipped (Inside's id=… wins over token=…)
     read_when: str = "visit"
@@ -243,6 +245,7 @@ class Read:
     unknown: list = field(default_factory=list)
     lab: list = field(default_factory=list)
     models: list = field(default_factory=list)   # why each model name of the link maps to no tokenizer
+    refused: dict = field(default_factory=dict)  # parameter -> its value, where the value did not parse
     replacement_char: bool = False
 
 
@@ -275,7 +278,7 @@ def _compare() -> Link:
         Setting("text", f"{k}text", Text()),
         Setting("text_b", f"{k}text_b", Text(), write=lambda s: s.get(f"{k}ab", False)),
         Setting("mode", f"{k}mode", mode, MODES[0], write="changed"),
-    ))
+    ), needs="tokenizers")  # Quirks' "Open on Compare" is a link into the page during the visit
 
 
 def _compare_chat() -> Link:
@@ -396,11 +399,15 @@ def _differs_from_preset(name: str, state) -> bool:
 
 
 def _quirks() -> Link:
-    """The gallery's tokenizers and whitespace marks (the open tab is the tabs' own parameter)."""
+    """The gallery's tokenizers, whitespace marks and the card it shows (card=case: the card's key; the
+    first card is left out), the open tab being the tabs' own parameter."""
+    from ui.quirks import CARDS
+
     k = "quirks_"
     return Link((
         Setting("tokenizers", f"{k}tokenizers", Names()),
         Setting("ws", f"{k}ws", Flag(), False, write="changed"),
+        Setting("card", f"{k}card", Choice(tuple(c.key for c in CARDS)), CARDS[0].key, write="changed"),
     ), bound=(f"{k}tab",))
 
 
@@ -435,11 +442,12 @@ def read(page: str) -> Read | None:
     spec = link(page)
     q = st.query_params.to_dict()
     done = _written_key(page)
+    followed = spec.needs in q and q != st.session_state.get(done)  # a link into the page, not its own
     if spec.read_when == "visit":
-        if st.session_state.get(done + "_read"):
+        if st.session_state.get(done + "_read") and not (spec.needs and followed):
             return None
         st.session_state[done + "_read"] = True
-    elif spec.needs not in q or q == st.session_state.get(done):
+    elif not followed:
         return None
     out = Read()
     taken: set[str] = set()   # keys set through `also` by an earlier parameter (id=… wins over token=…)
@@ -456,6 +464,7 @@ def read(page: str) -> Read | None:
         try:
             value = s.kind.parse(raw)
         except Invalid:
+            out.refused[s.param] = raw
             continue
         if s.also and taken & set(s.also):
             continue

@@ -15,7 +15,7 @@ from tokenizers.core.text import clean_text
 from service import limits
 from app_pages.widgets import bump, live_text
 from ui.figures import number_heatmap
-from ui.formatting import escape_markdown, hexbytes, render_token
+from ui.formatting import escape_markdown, hexbytes, md_inline_code, render_token
 from ui.quirks import CARDS, EGGS, FORMATS, Card, bytes_label, healing_html, ranking_note
 from ui.spans import LEGEND, render_small_header, render_spans
 
@@ -34,21 +34,25 @@ def tokens_of(name: str, tok: Tokenizer, text: str, parse: bool = False):
     return tokenize_text(tok, text, parse=parse, name=name)
 
 
-def compare_link(text: str, names: list[str], special: bool = False) -> str | None:
-    """A link that opens `text` on Compare (a new tab, so a new visit reads the link), or None when
-    the text is too long for a link. Tokenizers trained in this visit do not exist there."""
-    shared = [n for n in names if n in REGISTRY] or default_tokenizers()
-    return links.url("compare", {"text": text, "tokenizers": shared, **({"special": True} if special else {})})
+def compare_query(text: str, names: list[str], special: bool = False) -> dict[str, str] | None:
+    """Compare's link parameters for `text` in these tokenizers, one text, tokenized as text or with special
+    tokens parsed, as the card shows it; None when the text is too long for a link. Compare opens in the
+    same tab, in this visit: the tokenizers trained or uploaded in it are there too."""
+    q = links.query("compare", {"text": text, "tokenizers": names or default_tokenizers(), "special": special,
+                                "ab": False, "mode": links.MODES[0]})
+    return q if "text" in q else None
 
 
 def link_button(label: str, text: str, names: list[str], key: str, special: bool = False) -> None:
-    url = compare_link(text, names, special)
-    if url is None:
+    """A card's way to Compare: a page link in the same tab (back on Quirks, the same card is open)."""
+    query = compare_query(text, names, special)
+    if query is None:
         st.button(label, key=key, disabled=True,
                   help=f"Texts over {LINK_LIMIT:,} characters do not fit in a link; paste it on Compare.")
     else:
-        st.link_button(label, url, key=key, icon="🔍", help="Opens this text on the Compare page, in a new tab"
-                       + (", with special tokens parsed." if special else "."))
+        st.page_link("app_pages/compare.py", label=label, icon="🔍", query_params=query,
+                     help="Opens this text on the Compare page" + (", with special tokens parsed" if special else "")
+                     + "; Quirks keeps this card for when you come back.")
 
 
 def label_of(tok: Tokenizer, i: int) -> str:
@@ -190,7 +194,7 @@ def draw_healing(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> No
                 "could continue it": st.column_config.NumberColumn(
                     help="Tokens of the vocabulary whose bytes start with the last token's (itself included)"),
                 "most common": st.column_config.TextColumn(width="medium")})
-        with st.container(horizontal=True):
+        with st.container(horizontal=True, vertical_alignment="center"):
             link_button("Open on Compare", text, names, f"{k}_open_a")
             if h is not None:
                 spans_downloads(f"{k}_spans", {name: h.tokens}, file_stem=card.key, whitespace=True,
@@ -263,12 +267,58 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
         else:
             buttons = [("Open A on Compare" if two else "Open on Compare", a, "_open_a", False)]
             buttons += [("Open B on Compare", b, "_open_b", False)] if two else []
-        with st.container(horizontal=True):  # the card's actions in one row, each as wide as its label
+        with st.container(horizontal=True, vertical_alignment="center"):  # the card's actions in a row
             for label, text, suffix, parsed in buttons:
                 link_button(label, text, names, k + suffix.replace(" ", "_"), special=parsed)
             if drawn:
                 spans_downloads(f"{k}_spans", drawn, each={t: {"title": t} for t in drawn}, file_stem=card.key,
                                 whitespace=ws or st.session_state.get(f"{K}ws", False))
+
+
+# -- the deck: one card at a time ----------------------------------------------------------------------
+CARD = f"{K}card"                  # the card shown (its key: card= in the link)
+UNKNOWN_CARD = f"{K}card_unknown"  # a link's card that does not exist, said until the visitor moves on
+
+
+def card_index() -> int:
+    keys = [c.key for c in CARDS]
+    return keys.index(st.session_state[CARD]) if st.session_state.get(CARD) in keys else 0
+
+
+def card_label(key: str) -> str:
+    i = [c.key for c in CARDS].index(key)
+    return f"{i + 1} / {len(CARDS)} · {CARDS[i].title}"
+
+
+def moved() -> None:
+    st.session_state.pop(UNKNOWN_CARD, None)
+
+
+def step_card(step: int) -> None:
+    """Previous / Next (before the run): the card `step` away, round the deck."""
+    st.session_state[CARD] = CARDS[(card_index() + step) % len(CARDS)].key
+    moved()
+
+
+def deck_nav(where: str) -> None:
+    """Previous and Next, then at the top the card list and a link to the card, under the card its number (in
+    that order a phone keeps Previous and Next side by side, the list on its own line)."""
+    i = card_index()
+    before, after = (i - 1) % len(CARDS), (i + 1) % len(CARDS)
+    with st.container(horizontal=True, vertical_alignment="center", key=f"{K}deck_{where}"):
+        st.button("Previous", key=f"{K}prev_{where}", icon=":material/arrow_back:", on_click=step_card, args=(-1,),
+                  help=f"Card {before + 1}: {escape_markdown(CARDS[before].title)}")
+        st.button("Next", key=f"{K}next_{where}", icon=":material/arrow_forward:", icon_position="right",
+                  on_click=step_card, args=(1,), help=f"Card {after + 1}: {escape_markdown(CARDS[after].title)}")
+        if where != "top":
+            st.caption(f"Card {i + 1} of {len(CARDS)}")
+            return
+        st.selectbox("Card", [c.key for c in CARDS], format_func=card_label, key=CARD, persist_state=KEEP,
+                     on_change=moved, label_visibility="collapsed", width=420)
+        # the address bar holds it too: the page's link names the card
+        st.page_link("app_pages/quirks.py", label="Link to this card", icon=":material/link:",
+                     query_params={**links.params("quirks"), "card": CARDS[i].key},
+                     help="This card with these tokenizers, for a bookmark or to share (its texts stay here).")
 
 
 # -- evidence ------------------------------------------------------------------------------------------
@@ -482,9 +532,12 @@ def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
 # -- the page ----------------------------------------------------------------------------------------
 st.title("Quirks")
 st.caption("Why can't a model spell, reverse a string or add big numbers? Why does it stop at <|endoftext|>? "
-           "Each card answers with a live example you can edit; the tabs after the gallery compute the evidence "
+           "Each card answers with a live example you can edit (one card at a time: Previous, Next or the list); "
+           "the tabs after the gallery compute the evidence "
            "from the vocabularies themselves.")
-links.read("quirks")
+found = links.read("quirks")
+if found is not None and "card" in found.refused:  # card=… that is not a card (a mistyped or old link)
+    st.session_state[UNKNOWN_CARD] = found.refused["card"]
 tabs = links.tabs(TABS, key=f"{K}tab", bind="query-params")
 links.write("quirks")  # the settings as this run starts with them (the gallery's widgets are drawn in its tab)
 with tabs[0]:
@@ -504,12 +557,16 @@ with tabs[0]:
         if not toks:
             st.info("Pick at least one tokenizer.")
         else:
-            st.markdown("Cards: " + " · ".join(f"[{c.title}](#{c.key})" for c in CARDS))
-            for card in CARDS:
-                try:
-                    draw_card(card, list(toks), toks)
-                except TokenizeFailed as e:  # a count or table beyond the spans (each column says so itself)
-                    st.error(str(e), icon="⚠️")
+            if UNKNOWN_CARD in st.session_state:
+                st.info(f"This link asks for a card named {md_inline_code(st.session_state[UNKNOWN_CARD], limit=60)}, "
+                        f"which Quirks does not have, so the first card is shown. The list below holds all "
+                        f"{len(CARDS)}.", icon="🃏")
+            deck_nav("top")
+            try:
+                draw_card(CARDS[card_index()], list(toks), toks)
+            except TokenizeFailed as e:  # a count or table beyond the spans (each column says so itself)
+                st.error(str(e), icon="⚠️")
+            deck_nav("end")
 if not tabs[0].open:  # the evidence covers every vocabulary, this visitor's own ones included
     every = {n: t for n in all_tokenizer_names() if (t := resolve(n)) is not None}
     for tab, draw in zip(tabs[1:], (draw_numbers, draw_audit, draw_rare)):

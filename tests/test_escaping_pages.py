@@ -435,11 +435,12 @@ def test_quirks_cards_and_evidence_with_payloads():
     run(at)
     from ui.quirks import CARDS
 
-    for card in CARDS[:3]:
+    for card in CARDS[:3]:  # one card at a time (the deck)
+        at.session_state["quirks_card"] = card.key
         at.session_state[f"quirks_{card.key}_two"] = True
         at.session_state[f"quirks_{card.key}_a"] = ALL
         at.session_state[f"quirks_{card.key}_b"] = PAYLOADS["md_link"]
-    assert_safe(run(at))
+        assert_safe(run(at))
     for tab in ("Numbers", "Vocabulary audit", "Rare long tokens"):
         at.session_state["quirks_tab"] = tab
         run(at)

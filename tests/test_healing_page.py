@@ -16,7 +16,8 @@ Q = "quirks_healing_"
 
 
 def quirks(**state):
-    return open_page("quirks", "Quirks", state=state, timeout=180)
+    """Quirks on this card (the gallery shows one card at a time)."""
+    return open_page("quirks", "Quirks", state={"quirks_card": "healing", **state}, timeout=180)
 
 
 def view(at) -> str:
@@ -141,7 +142,7 @@ def test_uploaded_tokenizer_with_a_hostile_name():
     at = app_test(timeout=180)
     upload_tokenizer(at, UPLOAD_NAME)
     at.switch_page("app_pages/quirks.py")
-    rerun(at)
+    rerun(at, quirks_card="healing")
     rerun(at, quirks_tokenizers=["gpt2", UPLOAD_NAME])
     rerun(at, **{f"{Q}tok": UPLOAD_NAME})
     assert at.selectbox(key=f"{Q}tok").value == UPLOAD_NAME

@@ -296,7 +296,8 @@ def test_languages_keeps_its_options_and_its_tab():
 @pytest.mark.parametrize("page", ["compare", "inside"])
 def test_a_link_into_a_page_wins_over_what_it_kept(page):
     """A link followed during a visit (Compare's "Open in Inside a token") sets the page; Compare reads its
-    link once per visit, as before."""
+    link once per visit, and again only for a link into it that names tokenizers (Quirks' "Open on
+    Compare"), not for parameters alone."""
     at = app()
     at.run()
     if page == "inside":
@@ -313,6 +314,9 @@ def test_a_link_into_a_page_wins_over_what_it_kept(page):
         at.query_params.update({"ws": "0"})
         at.run()
         assert at.toggle(key="compare_ws").value is True
+        at.query_params.update({"ws": "0", "tokenizers": "gpt2", "text": "followed"})
+        at.run()
+        assert at.toggle(key="compare_ws").value is False and at.session_state["compare_text"] == "followed"
 
 
 def test_bpe_lab_keeps_its_view_step_and_search_after_training():

@@ -1,20 +1,22 @@
 """The Quirks page through AppTest."""
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import TRICKY_TEXTS, open_page, rerun
+from conftest import TRICKY_TEXTS, app_test, goto, open_page, rerun
 from tokenizers import available_tokenizers, default_tokenizers, get_tokenizer
-from ui.quirks import CARDS
+from ui.formatting import md_inline_code
+from ui.quirks import CARD_BY_KEY, CARDS
 
 Q = "quirks_"
 
 
-def quirks(**state) -> AppTest:
-    return open_page("quirks", "Quirks", state=state, timeout=180)
+def quirks(card: str | None = None, **state) -> AppTest:
+    """Quirks, on `card` (a card's key) when given: the gallery shows one card at a time."""
+    return open_page("quirks", "Quirks", state={**({f"{Q}card": card} if card else {}), **state}, timeout=180)
 
 
 def counts(at: AppTest) -> list[tuple[str, str, int]]:
@@ -27,31 +29,98 @@ def counts(at: AppTest) -> list[tuple[str, str, int]]:
     return out
 
 
-def links(at: AppTest) -> list[tuple[str, str]]:
-    return [(b.proto.label, b.proto.url) for b in at.get("link_button")]
+def links(at: AppTest) -> list[tuple[str, dict]]:
+    """The card's ways to Compare: (label, the link's parameters)."""
+    return [(p.proto.label, parse_qs(p.proto.query_string)) for p in at.get("page_link")
+            if p.proto.label != "Link to this card"]
 
 
-def test_gallery_draws_every_card_with_live_counts():
+def shown(at: AppTest) -> list[str]:
+    """The titles of the cards on screen."""
+    return [s.value for s in at.subheader]
+
+
+def test_the_gallery_shows_its_first_card_with_live_counts():
     at = quirks()
-    assert [s.value for s in at.subheader] == [c.title for c in CARDS]
+    assert shown(at) == [CARDS[0].title]
     panels = counts(at)
     names = default_tokenizers()
-    # the spelling card comes first: A is ".DefaultCellStyle", B the spaced letters
+    # the spelling card: A is ".DefaultCellStyle", B the spaced letters
     first = [(n, c) for n, t, c in panels[:2 * len(names)]]
     assert first[:2] == [("custom_bpe", len(get_tokenizer("custom_bpe").encode_ordinary(".DefaultCellStyle"))),
                          ("custom_bpe", 17)]
     assert ("cl100k_base", 1) in first
     for name, title, n in panels:
         assert name in names
-    urls = [u for _, u in links(at)]
-    q = parse_qs(urlsplit(urls[0]).query)
-    assert urlsplit(urls[0]).path == "./" and q["text"] == [".DefaultCellStyle"]
-    assert q["tokenizers"] == [",".join(names)]
-    assert any(parse_qs(urlsplit(u).query).get("special") == ["1"] for u in urls)
+    [(label, q), _] = links(at)
+    assert label == "Open A on Compare" and q["text"] == [".DefaultCellStyle"]
+    assert q["tokenizers"] == [",".join(names)] and q["special"] == ["0"] and q["ab"] == ["0"]
+
+
+# -- the deck (issue 20, item 6): one card at a time, Previous / Next / the list, the card in the link ---------
+def test_previous_and_next_go_through_the_deck_and_round_it():
+    """Failed on main: every card was drawn at once (19 screens at 1280x720), with no Previous or Next."""
+    at = quirks()
+    assert at.selectbox(key=f"{Q}card").value == CARDS[0].key
+    assert at.selectbox(key=f"{Q}card").options == [f"{i + 1} / {len(CARDS)} · {c.title}" for i, c in enumerate(CARDS)]
+    at.button(key=f"{Q}next_top").click().run()
+    assert shown(at) == [CARDS[1].title] and at.query_params["card"] == CARDS[1].key
+    at.button(key=f"{Q}next_end").click().run()  # the same buttons under the card
+    assert shown(at) == [CARDS[2].title] and at.selectbox(key=f"{Q}card").value == CARDS[2].key
+    for _ in range(3):
+        at.button(key=f"{Q}prev_top").click().run()
+    assert shown(at) == [CARDS[-1].title]  # before the first: the last
+    assert any(c.value == f"Card {len(CARDS)} of {len(CARDS)}" for c in at.caption)
+    at.button(key=f"{Q}next_end").click().run()
+    assert shown(at) == [CARDS[0].title] and "card" not in at.query_params  # the first card: the plain link
+    at.selectbox(key=f"{Q}card").set_value("glitch").run()
+    assert shown(at) == [CARD_BY_KEY["glitch"].title] and at.query_params["card"] == "glitch"
+    assert not at.exception
+
+
+def test_the_card_is_in_the_link_and_each_card_links_to_itself():
+    at = app_test("quirks", query={"card": "special", "tokenizers": "gpt2,cl100k_base"}, timeout=180)
+    assert not at.exception and shown(at) == [CARD_BY_KEY["special"].title]
+    assert at.selectbox(key=f"{Q}card").value == "special" and not at.info
+    [me] = [p.proto for p in at.get("page_link") if p.proto.label == "Link to this card"]
+    assert me.page == "quirks" and parse_qs(me.query_string) == {"card": ["special"],
+                                                                 "tokenizers": ["gpt2,cl100k_base"]}
+
+
+@pytest.mark.parametrize("raw", ["no-such-card", "<script>alert(1)</script>", "**bold** [x](http://e.com)"])
+def test_an_unknown_card_in_the_link_opens_the_first_card_with_a_note(raw):
+    at = app_test("quirks", query={"card": raw}, timeout=180)
+    assert not at.exception and shown(at) == [CARDS[0].title]
+    [note] = [i.value for i in at.info if "does not have" in i.value]
+    assert f"card named {md_inline_code(raw, limit=60)}, which" in note and "first card is shown" in note
+    at.button(key=f"{Q}next_top").click().run()
+    assert shown(at) == [CARDS[1].title] and not [i for i in at.info if "does not have" in i.value]
+
+
+def test_open_on_compare_stays_in_the_visit_and_back_on_quirks_the_card_is_there():
+    """Failed on main: "Open on Compare" was a link to a new tab (a new visit, without the visitor's own
+    tokenizers and settings), and Compare read its link only on a visit's first run."""
+    tok = own_tokenizer()
+    at = app_test(timeout=180, state={"user_tokenizers": {"lab_bpe": tok}})
+    rerun(at, compare_text="the visitor's own text")
+    at.toggle(key="compare_ws").set_value(True).run()
+    goto(at, "quirks", quirks_card="case", quirks_tokenizers=["gpt2", "lab_bpe"])
+    assert shown(at) == [CARD_BY_KEY["case"].title]
+    [(label, q), _] = links(at)
+    assert label == "Open A on Compare" and q["tokenizers"] == ["gpt2,lab_bpe"] and q["text"] == ["Egg."]
+    [link] = [p.proto for p in at.get("page_link") if p.proto.label == label]
+    assert link.page == "" and not link.external  # Compare, the default page, in this tab
+    goto(at, "compare", query={k: v[0] for k, v in q.items()})  # what following the link does
+    assert not at.exception
+    assert at.session_state["compare_text"] == "Egg."
+    assert at.multiselect(key="compare_tokenizers").value == ["gpt2", "lab_bpe"]
+    assert at.toggle(key="compare_ws").value is True  # Compare's own settings are still there
+    goto(at, "quirks")
+    assert shown(at) == [CARD_BY_KEY["case"].title] and at.session_state["quirks_case_a"] == "Egg."
 
 
 def test_special_card_parses_on_the_right_only():
-    at = quirks()
+    at = quirks("special")
     special = [h.proto.body for h in at.get("html") if "· parsed" in h.proto.body or "· as text" in h.proto.body]
     parsed = [b for b in special if "· parsed" in b and "tl-tok tl-special" in b]
     as_text = [b for b in special if "· as text" in b and "tl-tok tl-special" in b]
@@ -59,8 +128,9 @@ def test_special_card_parses_on_the_right_only():
     at.selectbox(key=f"{Q}special_preset").set_value("Injected into a prompt")
     rerun(at)
     assert at.toggle(key=f"{Q}special_two").value
-    assert [b.proto.label for b in at.get("link_button") if "parsed" in b.proto.label] == [
-        "Compare A parsed", "Compare B parsed"]
+    assert [(label, q["special"]) for label, q in links(at)] == [
+        ("Compare A as text", ["0"]), ("Compare A parsed", ["1"]), ("Compare B as text", ["0"]),
+        ("Compare B parsed", ["1"])]
     assert any('data-ids="100276"' in h.proto.body and "cl100k_base (GPT-4) · parsed" in h.proto.body
                for h in at.get("html"))
 
@@ -68,7 +138,7 @@ def test_special_card_parses_on_the_right_only():
 def test_egg_table_is_a_row_per_spelling_with_every_column_in_view():
     """A column per spelling ran off the card's right edge (its last columns hidden): one row per
     tokenizer and spelling, five short columns."""
-    at = quirks()
+    at = quirks("case")
     [table] = [d.value for d in at.dataframe if "pieces" in d.value.columns]
     assert list(table.columns) == ["tokenizer", "text", "tokens", "pieces", "ids"]
     assert len(table) == 4 * len(default_tokenizers())
@@ -78,16 +148,18 @@ def test_egg_table_is_a_row_per_spelling_with_every_column_in_view():
 
 
 def test_presets_toggle_and_edits():
-    at = quirks()
+    at = quirks("unicode")
     at.selectbox(key=f"{Q}unicode_preset").set_value("Precomposed (NFC) vs combining accents (NFD)")
     rerun(at)
     a, b = at.session_state[f"{Q}unicode_a"], at.session_state[f"{Q}unicode_b"]
     assert a != b and len(b) > len(a) and at.selectbox(key=f"{Q}unicode_preset").value is None
+    rerun(at, **{f"{Q}card": "indentation"})
     at.selectbox(key=f"{Q}indentation_preset").set_value("The course's example")
     rerun(at)
     assert at.session_state[f"{Q}indentation_a"] == "    hello world!!!"
     assert not at.toggle(key=f"{Q}indentation_two").value  # a one-text example switches B off
     assert (("gpt2", "GPT-2", 6) in counts(at)) and (("cl100k_base", "cl100k_base (GPT-4)", 4) in counts(at))
+    rerun(at, **{f"{Q}card": "pair"})
     at.toggle(key=f"{Q}pair_two").set_value(False)
     at.session_state[f"{Q}pair_a"] = "hello world"
     rerun(at)
@@ -95,7 +167,7 @@ def test_presets_toggle_and_edits():
 
 
 def test_card_text_survives_a_visit_to_another_tab():
-    at = quirks()
+    at = quirks("pair")
     at.session_state[f"{Q}pair_a"] = "my own words"
     at.multiselect(key=f"{Q}tokenizers").set_value(["gpt2"])
     rerun(at)
@@ -103,14 +175,14 @@ def test_card_text_survives_a_visit_to_another_tab():
     rerun(at)
     at.session_state[f"{Q}tab"] = "Gallery"
     rerun(at)
-    assert at.session_state[f"{Q}pair_a"] == "my own words"
+    assert at.session_state[f"{Q}pair_a"] == "my own words" and shown(at) == [CARD_BY_KEY["pair"].title]
     assert at.multiselect(key=f"{Q}tokenizers").value == ["gpt2"]
     assert {n for n, _, _ in counts(at)} == {"gpt2"}
 
 
 @pytest.mark.parametrize("text", TRICKY_TEXTS + ["x" * 50_000])
 def test_tricky_text_in_a_card(text):
-    at = quirks()
+    at = quirks("pair")
     at.session_state[f"{Q}pair_a"] = text
     at.session_state[f"{Q}pair_b"] = text[::-1]
     rerun(at)
@@ -216,7 +288,7 @@ def own_tokenizer():
 
 
 def test_lone_surrogate_in_a_card_is_reported():
-    at = quirks(**{f"{Q}pair_a": "a\ud83db"})
+    at = quirks("pair", **{f"{Q}pair_a": "a\ud83db"})
     assert any("Lone surrogate" in w.value for w in at.warning)
     assert at.session_state[f"{Q}pair_a"] == "a\ufffdb"
 
@@ -227,7 +299,7 @@ def test_a_visitors_own_tokenizer_joins_the_gallery_and_the_evidence():
     at.multiselect(key=f"{Q}tokenizers").set_value(["lab_bpe", "gpt2"])
     rerun(at)
     assert ("lab_bpe", "Lab BPE · A", len(tok.encode_ordinary(".DefaultCellStyle"))) in counts(at)
-    assert "lab_bpe" not in urlsplit(links(at)[0][1]).query  # Compare in a new visit would not know it
+    assert links(at)[0][1]["tokenizers"] == ["lab_bpe,gpt2"]  # Compare opens in this visit, which has it
     for tab in ("Numbers", "Vocabulary audit", "Rare long tokens"):
         at.session_state[f"{Q}tab"] = tab
         rerun(at)

@@ -32,7 +32,7 @@ def test_where_a_prompt_ends(browser, app_url, scheme):
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{app_url}/quirks")
+    page.goto(f"{app_url}/quirks?card=healing")  # the gallery shows one card at a time
     wait_for_app(page)
     card = page.locator(".st-key-quirks_healing_card")
     card.locator(".tl-heal").wait_for(timeout=TIMEOUT)

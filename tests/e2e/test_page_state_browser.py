@@ -145,7 +145,7 @@ def token_count(page, scope: str) -> int:
 
 def test_typing_updates_the_spans_without_ctrl_enter_on_quirks_and_inside(page, app_url):
     """Failed on main: these boxes were text areas, which send nothing until Ctrl+Enter (or a blur)."""
-    page.goto(f"{app_url}/quirks?tokenizers=gpt2")
+    page.goto(f"{app_url}/quirks?tokenizers=gpt2&card=pair")  # the card in the link
     wait_for_app(page)
     card = ".st-key-quirks_pair_card"
     type_into(page, page.locator(card).get_by_label("Text A"), "hello world")
