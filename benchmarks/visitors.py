@@ -70,11 +70,12 @@ def _cap(memory_mb: int) -> None:
 
 
 class Server:
-    """`streamlit run app.py` from `root` on a free loopback port."""
+    """`streamlit run app.py` (or another `script` under `root`) from `root` on a free loopback port."""
 
-    def __init__(self, root: Path, *, memory_mb: int | None = None):
+    def __init__(self, root: Path, *, memory_mb: int | None = None, script: str = "app.py"):
         """`memory_mb`: a cap on the server's address space (RLIMIT_AS), so that an input that explodes
-        fails in the server instead of taking the machine's memory (benchmarks/hostile_inputs.py)."""
+        fails in the server instead of taking the machine's memory (benchmarks/hostile_inputs.py);
+        `script`: benchmarks/floor_app.py for app_speed.py's round-trip floor."""
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -82,7 +83,7 @@ class Server:
         env = {**os.environ, "TOKEN_LENS_CACHE": os.environ.get("TOKEN_LENS_CACHE",
                                                                 str(ROOT / ".cache" / "token-lens"))}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(self.port),
+            [sys.executable, "-m", "streamlit", "run", str(root / script), "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
             preexec_fn=None if memory_mb is None else lambda: _cap(memory_mb))
