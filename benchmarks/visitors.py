@@ -342,7 +342,7 @@ async def holds(url: str, pid: int, steps: list[int], **kw) -> dict:
         row["ratio_median"] = row["median_s"] / base if row["median_s"] else float("inf")
         row["held"] = row["ratio_median"] <= HOLDS_RATIO and row["n_errors"] == 0
         rows.append(row)
-        print(f"  {n} visitors: median {row['median_s'] * 1000:.0f} ms ({row['ratio_median']:.2f}x), "
+        print(f"  {n} visitors: median {(row['median_s'] or float('nan')) * 1000:.0f} ms ({row['ratio_median']:.2f}x), "
               f"p90 {row['p90_s'] * 1000:.0f} ms, {row['n_errors']} errors, {row['reruns']} reruns for "
               f"{row['keys']} keys, server {row['server_cores_busy']:.2f} cores busy, "
               f"{row['cpu_per_rerun_ms']:.0f} ms CPU a rerun", file=sys.stderr, flush=True)
@@ -414,7 +414,7 @@ def main() -> None:
         args.debounce_ms = 150.0 if args.send_rule == KEYSTROKE else 500.0
     steps = [int(x) for x in args.steps.split(",") if x]
     if not (1 <= args.visitors <= 200 and 1 <= args.texts <= 5000 and 1 <= args.edits <= 100
-            and all(1 <= n <= 200 for n in steps) and 1 <= args.burst_keys <= 100):
+            and steps and all(1 <= n <= 200 for n in steps) and 1 <= args.burst_keys <= 100):
         ap.error("bounded: --visitors and --steps 1..200, --texts 1..5000, --edits 1..100, --burst-keys 1..100")
     server = None
     if args.url:
