@@ -332,7 +332,9 @@ async def typing(url: str, pid: int, n: int, *, bursts: int, keys: int, key_ms: 
 async def holds(url: str, pid: int, steps: list[int], **kw) -> dict:
     """A lone typing visitor, then `steps` typing visitors at once in turn until one step is not held
     (median rerun over HOLDS_RATIO x the lone one's, or an error): how many one process holds."""
-    lone = await typing(url, pid, 1, **{**kw, "think": min(kw["think"], 0.5)}, seed0=900)
+    # the lone visitor pauses less (quicker), but longer than the debounce, so its bursts stay apart
+    lone_think = min(kw["think"], max(0.5, 2.2 * kw["debounce_ms"] / 1000))
+    lone = await typing(url, pid, 1, **{**kw, "think": lone_think}, seed0=900)
     base = lone["median_s"]
     print(f"typing, {kw['rule']} {kw['debounce_ms']:g} ms: lone visitor {base * 1000:.0f} ms "
           f"({lone['keys_per_send']:.1f} keys a send)", file=sys.stderr, flush=True)
