@@ -44,6 +44,7 @@ class Run:
     query_string: str = ""                      # what the page wrote into its link
     messages_shown: list[str] = field(default_factory=list)  # "error: …", "warning: …", "success: …", "exception: …"
     status: str = ""                            # script_finished's status
+    by_kind: dict[str, int] = field(default_factory=dict)   # bytes of new elements by kind (a component: its name)
 
 
 def _local(url: str) -> str:
@@ -121,6 +122,8 @@ class Visitor:
                 if f.delta.WhichOneof("type") == "new_element":
                     el = f.delta.new_element
                     what = el.WhichOneof("type")
+                    kind_name = el.bidi_component.component_name if what == "bidi_component" else what or ""
+                    run.by_kind[kind_name] = run.by_kind.get(kind_name, 0) + len(data)
                     if what == "bidi_component":
                         c = el.bidi_component
                         self.components[c.component_name] = (c.id, c.json)

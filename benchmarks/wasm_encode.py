@@ -115,8 +115,8 @@ def median_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-PAGE_JS = """async ([names, anchors, sizes, texts, repeat]) => {
-  const get = async p => new Uint8Array(await (await fetch(p)).arrayBuffer());
+# the page's timer (a function body's first lines; `repeat` in scope), shared with app_speed.py's anchor
+TIMER_JS = """
   const now = () => performance.now();
   const med = xs => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
                       return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -129,7 +129,10 @@ PAGE_JS = """async ([names, anchors, sizes, texts, repeat]) => {
     for (let r = 0; r < repeat; r++) { const t = now(); for (let i = 0; i < k; i++) f(); xs.push((now() - t) / k); }
     return med(xs);
   };
-  const out = {wasm: {}, anchor: {}, ids: {}, anchorIds: {}, load: {}};
+"""
+
+PAGE_JS = """async ([names, anchors, sizes, texts, repeat]) => {
+  const get = async p => new Uint8Array(await (await fetch(p)).arrayBuffer());""" + TIMER_JS + """  const out = {wasm: {}, anchor: {}, ids: {}, anchorIds: {}, load: {}};
   let t = now();
   const core = await TokenLensWasm.load(await get("/tokenlens.wasm"));
   out.instantiate_ms = now() - t;

@@ -1,0 +1,70 @@
+"""benchmarks/visitors.py's typing visitor: when it presses keys, and when its live box sends (the
+client's send rule, as ui/web/live_text.js has it today and as a box that tokenizes in the browser
+would have it). Exact vectors, times in seconds."""
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from visitors import PAUSE, KEYSTROKE, key_times, send_times  # noqa: E402
+
+
+def close(got, want):
+    assert len(got) == len(want), got
+    for (t, n), (wt, wn) in zip(got, want):
+        assert n == wn and t == pytest.approx(wt), got
+
+
+@pytest.mark.parametrize("keys, want", [
+    ([], []),
+    ([0.0], [(0.0, 1)]),
+    # slow typing (keys 200 ms apart, over the 150 ms debounce): every key goes at once
+    ([0.0, 0.2, 0.4], [(0.0, 1), (0.2, 2), (0.4, 3)]),
+    # a quick burst: its first key at once, the rest together 150 ms after the last of them
+    ([1.0, 1.1, 1.2], [(1.0, 1), (1.35, 3)]),
+    # the pending send goes before a key that comes after it, and that key is quiet again
+    ([0.0, 0.1, 0.3], [(0.0, 1), (0.25, 2), (0.3, 3)]),
+])
+def test_keystroke_rule_is_live_text_js(keys, want):
+    close(send_times(keys, KEYSTROKE, 150), want)
+
+
+@pytest.mark.parametrize("keys, want", [
+    ([], []),
+    ([0.0], [(0.5, 1)]),
+    # one send a pause: the two bursts cost two reruns, not five
+    ([0.0, 0.2, 0.4, 2.0, 2.1], [(0.9, 3), (2.6, 5)]),
+    # keys further apart than the debounce are pauses of their own
+    ([0.0, 0.6], [(0.5, 1), (1.1, 2)]),
+])
+def test_pause_rule_sends_once_a_pause(keys, want):
+    close(send_times(keys, PAUSE, 500), want)
+
+
+def test_a_burst_of_one_key_is_the_light_visitors_edit():
+    """--burst-keys 1 keeps issue 16's light visitor: one send every --think s (± 50 %), either rule."""
+    keys = key_times(random.Random(7), 10, 1, 200, 3.0)
+    assert len(keys) == 10
+    gaps = [b - a for a, b in zip([0.0] + keys, keys)]
+    assert all(1.5 <= g <= 4.5 for g in gaps)
+    assert send_times(keys, KEYSTROKE, 150) == [(t, i + 1) for i, t in enumerate(keys)]
+    assert [n for _, n in send_times(keys, PAUSE, 500)] == list(range(1, 11))
+
+
+def test_key_times_bursts_and_pauses():
+    keys = key_times(random.Random(1), 3, 5, 200, 3.0)
+    assert len(keys) == 15 and keys == sorted(keys)
+    for b in range(3):
+        burst = keys[5 * b:5 * b + 5]
+        assert all(0.1 <= y - x <= 0.3 for x, y in zip(burst, burst[1:]))
+        before = keys[5 * b - 1] if b else 0.0
+        assert 1.5 <= burst[0] - before <= 4.5
+
+
+def test_unknown_rule_is_refused():
+    with pytest.raises(ValueError, match="keystroke"):
+        send_times([0.0], "every", 150)
