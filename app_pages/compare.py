@@ -187,7 +187,6 @@ def input_panel(a: Areas, present: bool) -> Inputs:
                          font_size="1.05rem" if present else None)
         text_b = live_text(f"{K}text_b", label="Text B", height=120,
                            placeholder="A second text to compare with A") if ab else ""
-        upload_panel(f"{K}upload_", f"{K}tokenizers")  # your own tokenizer file (app_pages/compare_upload.py)
     with a.side:
         st.selectbox("Example", list(EXAMPLES), index=None, placeholder="Load an example…", key=f"{K}example",
                      on_change=load_example)
@@ -200,6 +199,8 @@ def input_panel(a: Areas, present: bool) -> Inputs:
         elif st.session_state.get(f"{K}model_added"):
             model, name = st.session_state.pop(f"{K}model_added")
             st.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
+    with a.side if ab else a.text:  # under the text, or beside two (app_pages/compare_upload.py)
+        upload_panel(f"{K}upload_", f"{K}tokenizers")
     names = a.row.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                               key=f"{K}tokenizers", persist_state=KEEP)
     # required: a segmented control could otherwise be clicked off, leaving no size
