@@ -130,15 +130,17 @@ PRESENT_CSS = (f"<style>{BLOCK}{{padding-top:3rem;padding-bottom:2rem;}}{PICKER}
 
 @dataclass
 class Areas:
-    """Where the page draws, top to bottom: the link's warnings; the text box(es) with the example menu
-    and the model box beside them; a row with the tokenizer picker and the text size (and the input
-    mode, which is beside the title unless presenting); the switches; the view with the boundary marks;
-    the notes; the results."""
+    """Where each part of the page goes (`frame` places them): the input mode, the link's warnings, the
+    text box(es), the example and model boxes, what is said under them (the special-token mode; the
+    upload panel beside two texts), the tokenizer picker, the text size, the switches, the view with
+    the boundary marks, the notes, the results."""
     mode: object
     top: object
     text: object
     side: object
-    row: object
+    aside: object
+    picker: object
+    size: object
     switches: object
     view: object
     notes: object
@@ -146,20 +148,25 @@ class Areas:
 
 
 def frame(present: bool) -> Areas:
-    """The title (none when presenting) and the page's areas; presenting collapses the sidebar."""
+    """The title (none when presenting) and the page's areas; presenting collapses the sidebar. Rows are
+    horizontal containers, which wrap on a narrow screen."""
     st.html(PRESENT_CSS if present else DEFAULT_CSS)
     presentation_sidebar(f"{K}sidebar", present)  # ui/web/sidebar.js: Streamlit's own collapse control
-    mode = None
-    if not present:
-        title, mode = st.columns([3, 1], vertical_alignment="bottom")
-        title.title("Compare tokenizers")
+    if present:  # 1,232 px wide: the picker beside the text, the text size with the switches
+        top = st.container()
+        text, right = st.columns([3, 2], gap="medium")
+        picker, side, aside = right.container(), right.container(horizontal=True), right.container()
+        switches = st.container(horizontal=True, vertical_alignment="bottom", gap="xsmall")
+        view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+        return Areas(view, top, text, side, aside, picker, switches, switches, view, st.container(), st.container())
+    title, mode = st.columns([3, 1], vertical_alignment="bottom")
+    title.title("Compare tokenizers")
     top = st.container()
     text, side = st.columns([3, 2], gap="medium")
-    # rows that wrap on a narrow screen
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     switches = st.container(horizontal=True, gap="xsmall")  # one row at 1280 px beside the sidebar
     view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-    return Areas(mode or row, top, text, side, row, switches, view, st.container(), st.container())
+    return Areas(mode, top, text, side, side, row, row, switches, view, st.container(), st.container())
 
 
 def link_warnings(controls) -> None:
@@ -194,17 +201,15 @@ def input_panel(a: Areas, present: bool) -> Inputs:
                       placeholder="e.g. gpt-4o",
                       help="A model's name (gpt-4o, o3-mini, Llama-3.1-8B, mistral-nemo, claude-2.1) or its "
                            "Hugging Face repository (meta-llama/Llama-3.2-1B): the tokenizer it uses is added.")
-        if st.session_state.get(f"{K}model_error"):
-            st.error(escape_markdown(st.session_state[f"{K}model_error"]))
-        elif st.session_state.get(f"{K}model_added"):
-            model, name = st.session_state.pop(f"{K}model_added")
-            st.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
-    with a.side if ab else a.text:  # under the text, or beside two (app_pages/compare_upload.py)
+    if st.session_state.get(f"{K}model_error"):
+        a.aside.error(escape_markdown(st.session_state[f"{K}model_error"]))
+    elif st.session_state.get(f"{K}model_added"):
+        model, name = st.session_state.pop(f"{K}model_added")
+        a.aside.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
+    with a.aside if ab else a.text:  # under the text, or beside two (app_pages/compare_upload.py)
         upload_panel(f"{K}upload_", f"{K}tokenizers")
-    names = a.row.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
-                              key=f"{K}tokenizers", persist_state=KEEP)
-    # required: a segmented control could otherwise be clicked off, leaving no size
-    a.row.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", required=True, persist_state=KEEP)
+    names = a.picker.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
+                                 key=f"{K}tokenizers", persist_state=KEEP)
     with a.switches:
         parse_special = st.toggle("Parse special tokens", key=f"{K}special", persist_state=KEEP,
                                   help="Off: a string like <|endoftext|> is ordinary text. On: it becomes the special token.")
@@ -217,6 +222,8 @@ def input_panel(a: Areas, present: bool) -> Inputs:
                        "the sidebar collapsed.")
         st.toggle("Two texts (A and B)", key=f"{K}ab", persist_state=KEEP,
                   help="Tokenize a second text and see both counts side by side.")
+    # required: a segmented control could otherwise be clicked off, leaving no size
+    a.size.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", required=True, persist_state=KEEP)
     view = a.view.radio("View", VIEWS, horizontal=True, key=f"{K}view", persist_state=KEEP)
     return Inputs(text, text_b, names, parse_special, show_ws, alternating, view, ab, present,
                   FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"]), replaced)
@@ -225,8 +232,8 @@ def input_panel(a: Areas, present: bool) -> Inputs:
 def input_notes(a: Areas, inp: Inputs, replaced: int, sizes: tuple[int, int]) -> None:
     """Beside the text, the special-token mode; under the inputs, what was replaced or cut, and the
     visitor's own tokenizers, which a link cannot carry."""
-    a.side.caption("Special tokens: **parsed** as special tokens." if inp.parse_special
-                   else "Special tokens: **treated as text** (the safe default).")
+    a.aside.caption("Special tokens: **parsed** as special tokens." if inp.parse_special
+                    else "Special tokens: **treated as text** (the safe default).")
     with a.notes:
         if st.session_state.pop(f"{K}link_fffd", False):
             st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
