@@ -118,8 +118,9 @@ class Shown:
 # Page CSS (this page's st.html: it goes when the page does). Both modes put the text and its options in
 # a compact block, so that the first spans share the first screen with them (issue 20, at 1280x720).
 BLOCK = "[data-testid='stMainBlockContainer']"
-# the tokenizer picker takes a row of its own on a phone, not a sliver beside the text size
-PICKER = f".st-key-{K}tokenizers{{min-width:min(100%,22rem);}}"
+# the tokenizer picker takes a row of its own on a phone, not a sliver beside the text size; the
+# sidebar's component draws nothing, and hidden it leaves no gap
+PICKER = f".st-key-{K}tokenizers{{min-width:min(100%,22rem);}}.st-key-{K}sidebar{{display:none;}}"
 DEFAULT_CSS = (f"<style>{BLOCK}{{padding-top:2.25rem;}}{PICKER}"
                f"@media (min-width:640px){{{BLOCK}{{padding-left:2rem;padding-right:2rem;}}}}</style>")
 # presenting: no title, narrow margins (the sidebar is collapsed), the tokenizers' names and counts larger
