@@ -18,7 +18,8 @@ from app_pages.compare_upload import upload_panel
 from app_pages.links import FONT_SIZES, KEEP, VIEWS
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
                                resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
-from app_pages.widgets import boundaries_view, bump, component_key, live_text, token_clicks, token_spans
+from app_pages.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
+                               token_clicks, token_spans)
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
 from ui import analysis, export, paging
@@ -114,14 +115,59 @@ class Shown:
 
 
 # -- the frame and the inputs -------------------------------------------------------------------------
-def frame(present: bool):
-    """The title (or, when presenting, less chrome) and the two areas: (controls, results)."""
-    if present:  # presentation: less chrome above the results, so a projector shows them at once
-        st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.2rem;padding-bottom:2rem;}</style>")
-    else:
-        st.title("Compare tokenizers")
-    # beside the results when presenting, so the first tokenizer's spans start at the top
-    return st.columns([2, 3], gap="medium") if present else (st.container(), st.container())
+# Page CSS (this page's st.html: it goes when the page does). Both modes put the text and its options in
+# a compact block, so that the first spans share the first screen with them (issue 20, at 1280x720).
+BLOCK = "[data-testid='stMainBlockContainer']"
+# the tokenizer picker takes a row of its own on a phone, not a sliver beside the text size; the
+# sidebar's component draws nothing, and hidden it leaves no gap
+PICKER = f".st-key-{K}tokenizers{{min-width:min(100%,22rem);}}.st-key-{K}sidebar{{display:none;}}"
+DEFAULT_CSS = (f"<style>{BLOCK}{{padding-top:2.25rem;}}{PICKER}"
+               f"@media (min-width:640px){{{BLOCK}{{padding-left:2rem;padding-right:2rem;}}}}</style>")
+# presenting: no title, narrow margins (the sidebar is collapsed), the tokenizers' names and counts larger
+PRESENT_CSS = (f"<style>{BLOCK}{{padding-top:3rem;padding-bottom:2rem;}}{PICKER}"
+               f"@media (min-width:640px){{{BLOCK}{{padding-left:1.5rem;padding-right:1.5rem;}}}}"
+               ".tl-head{font-size:1.1rem!important;}</style>")
+
+
+@dataclass
+class Areas:
+    """Where each part of the page goes (`frame` places them): the input mode, the link's warnings, the
+    text box(es), the example and model boxes, what is said under them (the special-token mode; the
+    upload panel beside two texts), the tokenizer picker, the text size, the switches, the view with
+    the boundary marks, the notes, the results."""
+    mode: object
+    top: object
+    text: object
+    side: object
+    aside: object
+    picker: object
+    size: object
+    switches: object
+    view: object
+    notes: object
+    results: object
+
+
+def frame(present: bool) -> Areas:
+    """The title (none when presenting) and the page's areas; presenting collapses the sidebar. Rows are
+    horizontal containers, which wrap on a narrow screen."""
+    st.html(PRESENT_CSS if present else DEFAULT_CSS)
+    presentation_sidebar(f"{K}sidebar", present)  # ui/web/sidebar.js: Streamlit's own collapse control
+    if present:  # 1,232 px wide: the picker beside the text, the text size with the switches
+        top = st.container()
+        text, right = st.columns([3, 2], gap="medium")
+        picker, side, aside = right.container(), right.container(horizontal=True), right.container()
+        switches = st.container(horizontal=True, vertical_alignment="bottom", gap="xsmall")
+        view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+        return Areas(view, top, text, side, aside, picker, switches, switches, view, st.container(), st.container())
+    title, mode = st.columns([3, 1], vertical_alignment="bottom")
+    title.title("Compare tokenizers")
+    top = st.container()
+    text, side = st.columns([3, 2], gap="medium")
+    row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    switches = st.container(horizontal=True, gap="xsmall")  # one row at 1280 px beside the sidebar
+    view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+    return Areas(mode, top, text, side, side, row, row, switches, view, st.container(), st.container())
 
 
 def link_warnings(controls) -> None:
@@ -137,61 +183,59 @@ def link_warnings(controls) -> None:
                          "there (whoever trained it can download it from the Lab's *Save* view, or from this page).")
 
 
-def input_panel(controls, present: bool) -> Inputs:
-    """Texts, tokenizers and options: above the results, or beside them in presentation mode."""
+def input_panel(a: Areas, present: bool) -> Inputs:
+    """The text box(es), the tokenizers and every option, in the areas of `frame`."""
     replaced = clean_state_text(f"{K}text") + clean_state_text(f"{K}text_b")
     st.session_state.setdefault(f"{K}text", EXAMPLES["Emoji, joiners and flags"])
     st.session_state.setdefault(f"{K}tokenizers", default_tokenizers())
     st.session_state.setdefault(f"{K}font", "M")
-    with controls:
+    ab = st.session_state.get(f"{K}ab", False)
+    with a.text:
+        text = live_text(f"{K}text", label="Text A" if ab else "Text", height=120,
+                         font_size="1.05rem" if present else None)
+        text_b = live_text(f"{K}text_b", label="Text B", height=120,
+                           placeholder="A second text to compare with A") if ab else ""
+    with a.side:
         st.selectbox("Example", list(EXAMPLES), index=None, placeholder="Load an example…", key=f"{K}example",
                      on_change=load_example)
-        ab = st.session_state.get(f"{K}ab", False)
-        text = live_text(f"{K}text", label="Text A" if ab else "Text", height=110 if present else 150,
-                         font_size="1.05rem" if present else None)
-        text_b = live_text(f"{K}text_b", label="Text B", height=110 if present else 150,
-                           placeholder="A second text to compare with A") if ab else ""
-        upload_panel(f"{K}upload_", f"{K}tokenizers")  # your own tokenizer file (app_pages/compare_upload.py)
-        pick, by_model = st.columns([3, 1], vertical_alignment="bottom") if not present else (st.container(),) * 2
-        names = pick.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
+        st.text_input("Add by model name", key=f"{K}model", on_change=add_model, persist_state=KEEP,
+                      placeholder="e.g. gpt-4o",
+                      help="A model's name (gpt-4o, o3-mini, Llama-3.1-8B, mistral-nemo, claude-2.1) or its "
+                           "Hugging Face repository (meta-llama/Llama-3.2-1B): the tokenizer it uses is added.")
+    if st.session_state.get(f"{K}model_error"):
+        a.aside.error(escape_markdown(st.session_state[f"{K}model_error"]))
+    elif st.session_state.get(f"{K}model_added"):
+        model, name = st.session_state.pop(f"{K}model_added")
+        a.aside.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
+    with a.aside if ab else a.text:  # under the text, or beside two (app_pages/compare_upload.py)
+        upload_panel(f"{K}upload_", f"{K}tokenizers")
+    names = a.picker.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                                  key=f"{K}tokenizers", persist_state=KEEP)
-        by_model.text_input("Add by model name", key=f"{K}model", on_change=add_model, persist_state=KEEP,
-                            placeholder="e.g. gpt-4o",
-                            help="A model's name (gpt-4o, o3-mini, Llama-3.1-8B, mistral-nemo, claude-2.1) or its "
-                                 "Hugging Face repository (meta-llama/Llama-3.2-1B): the tokenizer it uses is added.")
-        if st.session_state.get(f"{K}model_error"):
-            st.error(escape_markdown(st.session_state[f"{K}model_error"]))
-        elif st.session_state.get(f"{K}model_added"):
-            model, name = st.session_state.pop(f"{K}model_added")
-            st.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
-        # three to a row; one under another beside the results, where a row is too narrow for the labels
-        c1, c2, c3 = st.columns(3) if not present else (st.container(),) * 3
-        parse_special = c1.toggle("Parse special tokens", key=f"{K}special", persist_state=KEEP,
+    with a.switches:
+        parse_special = st.toggle("Parse special tokens", key=f"{K}special", persist_state=KEEP,
                                   help="Off: a string like <|endoftext|> is ordinary text. On: it becomes the special token.")
-        show_ws = c2.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵", persist_state=KEEP)
-        alternating = c3.toggle("Alternating colors", key=f"{K}alt", persist_state=KEEP,
+        show_ws = st.toggle("Show whitespace", key=f"{K}ws", help="space ·  tab →  newline ↵", persist_state=KEEP)
+        alternating = st.toggle("Alternating colors", key=f"{K}alt", persist_state=KEEP,
                                 help="Off: the color comes from the token id, so a repeated token keeps its color "
                                      "(neighbours never share one).")
-        c4, c5, c6 = st.columns(3) if not present else (st.container(),) * 3
-        c4.toggle("Presentation mode", key=f"{K}present", persist_state=KEEP,
-                  help="Text and options beside the results, bigger text: for a projector or a shared screen.")
-        c5.toggle("Two texts (A and B)", key=f"{K}ab", persist_state=KEEP,
+        st.toggle("Presentation mode", key=f"{K}present", persist_state=KEEP,
+                  help="For a projector or a shared screen: the tokenizers side by side, bigger text, "
+                       "the sidebar collapsed.")
+        st.toggle("Two texts (A and B)", key=f"{K}ab", persist_state=KEEP,
                   help="Tokenize a second text and see both counts side by side.")
-        # required: a segmented control could otherwise be clicked off, leaving no size
-        c6.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", required=True, persist_state=KEEP)
-        view = st.radio("View", VIEWS, horizontal=True, key=f"{K}view", persist_state=KEEP)
+    # required: a segmented control could otherwise be clicked off, leaving no size
+    a.size.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", required=True, persist_state=KEEP)
+    view = a.view.radio("View", VIEWS, horizontal=True, key=f"{K}view", persist_state=KEEP)
     return Inputs(text, text_b, names, parse_special, show_ws, alternating, view, ab, present,
                   FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"]), replaced)
 
 
-def input_notes(controls, inp: Inputs, replaced: int, sizes: tuple[int, int]) -> None:
-    """Under the inputs: the special-token mode, the legend, what was replaced or cut, and the visitor's
-    own tokenizers, which a link cannot carry."""
-    with controls:
-        st.caption("Special tokens: **parsed** as special tokens." if inp.parse_special
-                   else "Special tokens: **treated as text** (the safe default).")
-        if not inp.present:
-            st.html(LEGEND)
+def input_notes(a: Areas, inp: Inputs, replaced: int, sizes: tuple[int, int]) -> None:
+    """Beside the text, the special-token mode; under the inputs, what was replaced or cut, and the
+    visitor's own tokenizers, which a link cannot carry."""
+    a.aside.caption("Special tokens: **parsed** as special tokens." if inp.parse_special
+                    else "Special tokens: **treated as text** (the safe default).")
+    with a.notes:
         if st.session_state.pop(f"{K}link_fffd", False):
             st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
         if replaced:
@@ -269,10 +313,9 @@ def diff_controls(inp: Inputs, results: dict) -> tuple[bool, str]:
         st.session_state[f"{K}ref"] = ref_options[0]
     if inp.view != "Spans":
         return st.session_state.get(f"{K}diff", False), st.session_state[f"{K}ref"]
-    d1, d2 = st.columns([2, 3])  # wide enough for the toggle's whole label at 1280 px
-    diff_on = d1.toggle("Mark boundaries that differ", key=f"{K}diff", persist_state=KEEP)
-    ref = d2.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
-                       label_visibility="collapsed", persist_state=KEEP)
+    diff_on = st.toggle("Mark boundaries that differ", key=f"{K}diff", persist_state=KEEP)
+    ref = st.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
+                       label_visibility="collapsed", persist_state=KEEP, width=260)
     return diff_on, ref
 
 
@@ -347,8 +390,17 @@ def window_of(txt: str, per: int, n_pages: int, page: int) -> tuple[int, int]:
     return k * per, min(len(txt), (k + 1) * per)
 
 
+def per_row_of(n: int, present: bool) -> int:
+    """Tokenizers side by side: two to a row; presenting, all of them up to four (five or more in rows as
+    even as they can be: 3+2, 3+3, 4+3), so a projector shows them at once."""
+    if not present:
+        return 1 if n == 1 else 2
+    rows = -(-n // 4)
+    return -(-n // rows)
+
+
 def columns(s: Shown) -> None:
-    """Per tokenizer: two to a row (A and B side by side in two-text mode; one to a row when presenting),
+    """Per tokenizer: two to a row, two to four when presenting (A and B side by side in two-text mode),
     with a page picker when a text is long."""
     clean, clean_b, results, results_b = s.clean, s.clean_b, s.results, s.results_b
     two = s.inputs.ab and results_b
@@ -376,12 +428,14 @@ def columns(s: Shown) -> None:
                     draw_column(s, name, results_b[name], clean_b, 1, "b", window_b)
     else:
         items = list(results.items())
-        per_row = 1 if s.inputs.present or len(items) == 1 else 2
+        per_row = per_row_of(len(items), s.inputs.present)
         for row in range(0, len(items), per_row):
             cols = st.columns(per_row) if per_row > 1 else [st.container()]
             for k, (name, toks) in enumerate(items[row:row + per_row]):
                 with cols[k]:
                     draw_column(s, name, toks, clean, k, "a", window)
+    if s.inputs.view == "Spans" and not s.inputs.present:
+        st.html(LEGEND)  # under the spans: above them it pushed the first ones off the first screen
     if s.inputs.view == "Text with boundaries":
         st.caption("The text as your browser shapes it (Arabic and Hebrew right to left and joined, Devanagari "
                    "conjuncts and emoji sequences whole), with a tick above and below the line at each token "
@@ -487,8 +541,8 @@ def compare_view():
     not the app's navigation and sidebar."""
     st.session_state.setdefault(f"{K}present", False)
     present = st.session_state[f"{K}present"]
-    controls, results_area = frame(present)
-    mode = controls.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
+    a = frame(present)
+    mode = a.mode.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
                           help="Chat: a conversation, rendered by each tokenizer's own chat format "
                                "(app_pages/compare_chat.py).")
     if mode == "Chat":
@@ -497,35 +551,36 @@ def compare_view():
         links.write("compare_chat")
         chat_mode(f"{K}chat_")
         st.stop()
-    link_warnings(controls)
-    inp = input_panel(controls, present)
+    link_warnings(a.top)
+    inp = input_panel(a, present)
     (clean, more), (clean_b, more_b) = clean_text(inp.text), clean_text(inp.text_b)
     # one visitor's text is bounded (service/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
     clean, size_a = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
     clean_b, size_b = limits.cut_text(clean_b, limits.COMPARE_TEXT_BYTES)
     links.write("compare", text=clean, text_b=clean_b if inp.ab else None)  # the link that reproduces this view
-    input_notes(controls, inp, inp.replaced + more + more_b, (size_a, size_b))
+    input_notes(a, inp, inp.replaced + more + more_b, (size_a, size_b))
     if not clean:
-        results_area.info("Type or paste some text above, or load an example, to see its tokens.")
+        a.results.info("Type or paste some text above, or load an example, to see its tokens.")
         st.stop()
     if not inp.names:
-        results_area.info("Pick at least one tokenizer.")
+        a.results.info("Pick at least one tokenizer.")
         st.stop()
     if len(clean) > URL_TEXT_LIMIT or (inp.ab and len(clean_b) > URL_TEXT_LIMIT):
-        controls.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
+        a.notes.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
                          "tokenizers and options but not the text.")
     tokenizers = {n: t for n in inp.names if (t := resolve(n)) is not None}
-    results = tokenize_all(tokenizers, clean, inp.parse_special, results_area)
-    results_b = tokenize_all(tokenizers, clean_b, inp.parse_special, results_area) if inp.ab and clean_b else {}
+    results = tokenize_all(tokenizers, clean, inp.parse_special, a.results)
+    results_b = tokenize_all(tokenizers, clean_b, inp.parse_special, a.results) if inp.ab and clean_b else {}
     if results_b:  # side by side: only the tokenizers that managed both texts
         results = {n: r for n, r in results.items() if n in results_b}
         results_b = {n: r for n, r in results_b.items() if n in results}
     if not results:
         st.stop()
     pinned = pinned_token(results, clean, clean_b)
-    with results_area:
-        text_notes(inp, clean, clean_b, tokenizers, results)
+    with a.view:  # beside the view radio
         diff_on, ref = diff_controls(inp, results)
+    with a.results:
+        text_notes(inp, clean, clean_b, tokenizers, results)
         shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned)
         columns(shown)
         counts_and_downloads(shown)

@@ -31,6 +31,8 @@ _live_text = st.components.v2.component(
 
 _token_clicks = st.components.v2.component("token_lens.token_clicks", js=_asset("token_clicks.js"))
 
+_sidebar = st.components.v2.component("token_lens.sidebar", js=_asset("sidebar.js"))
+
 _lab_player = st.components.v2.component(
     "token_lens.lab_player",
     html='<div class="tl-player"><button type="button">▶ Play</button><label>Speed <select>'
@@ -117,6 +119,14 @@ def token_clicks(key: str, prefix: str, *, unpin: bool = False) -> dict | None:
     if isinstance(pick.get("pos"), int) or (unpin and pick.get("pos") is None):
         return {"owner": pick["owner"], "pos": pick.get("pos")}
     return None
+
+
+def presentation_sidebar(key: str, present: bool) -> None:
+    """Collapse the app's sidebar when `present` turns on (with Streamlit's own control, so its expand
+    button stays), and expand it again when it turns off if this collapsed it (ui/web/sidebar.js).
+    Streamlit's `initial_sidebar_state` cannot do it: it is ignored once a visitor has toggled the
+    sidebar, whose state the browser then remembers."""
+    _sidebar(key=key, data={"present": present}, height=0)
 
 
 def lab_player(key: str, data: dict, *, on_tick, on_restart) -> None:

@@ -510,3 +510,47 @@ def test_a_link_names_models():
     warnings = [w.value for w in at.warning]
     assert warnings == ["A model in the link was left out: No tokenizer is known for the model \\'nonsense\\-9\\'\\. "
                         "Or pick a tokenizer by name\\."]
+
+
+def head_rows(at) -> list[list[str]]:
+    """The tokenizers' headers as the reader sees them: rows, top to bottom, of headers side by side (in
+    the columns of one row of st.columns, left to right)."""
+    import re
+
+    heads = []  # (the row of columns it is in, its column there, its name), in page order
+
+    def walk(node, path):
+        if type(node).__name__ == "Html":
+            m = re.search(r'class="tl-head" data-tokenizer="([^"]+)"', node.proto.body)
+            at_column = max((i for i, (kind, _) in enumerate(path) if kind == "Column"), default=None)
+            if m and at_column is not None:
+                heads.append((path[:at_column], path[at_column][1], m.group(1)))
+            elif m:
+                heads.append(((), 0, m.group(1)))
+        kids = getattr(node, "children", None) or {}
+        for i, kid in (kids.items() if isinstance(kids, dict) else enumerate(kids)):
+            walk(kid, (*path, (type(kid).__name__, i)))
+
+    walk(at.main, ())
+    rows, last = [], None
+    for row, column, name in heads:
+        if last and last[0] == row and column > last[1]:
+            rows[-1].append(name)  # beside the one before
+        else:
+            rows.append([name])  # under it
+        last = (row, column)
+    return rows
+
+
+@pytest.mark.parametrize("present, names, rows", [
+    ("1", "gpt2,cl100k_base", [["gpt2", "cl100k_base"]]),
+    ("1", "gpt2,cl100k_base,o200k_base,mistral_sp", [["gpt2", "cl100k_base", "o200k_base", "mistral_sp"]]),
+    ("1", "gpt2,cl100k_base,o200k_base,mistral_sp,llama3", [["gpt2", "cl100k_base", "o200k_base"],
+                                                            ["mistral_sp", "llama3"]]),
+    ("0", "gpt2,cl100k_base,o200k_base", [["gpt2", "cl100k_base"], ["o200k_base"]]),
+])
+def test_presentation_puts_two_to_four_tokenizers_side_by_side(present, names, rows):
+    """Failed on main when presenting: one tokenizer to a row, so GPT-2 and cl100k never shared a
+    projector's screen (issue 20)."""
+    at = app(present=present, tokenizers=names, text="hello world")
+    assert head_rows(at) == rows

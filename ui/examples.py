@@ -37,6 +37,13 @@ EXAMPLES: dict[str, str] = {
     "Same data as YAML": (
         "name: Ada\nlanguages:\n  - en\n  - fr\nactive: true\nscores:\n  math: 97\n  poetry: 88\n"
     ),
+    "A lecture: a sentence, sums, eggs, FizzBuzz": (
+        "Tokens are how a model reads this sentence.\n127 + 677 = 804\n1275 + 6773 = 8048\n"
+        "Egg. I have an egg. EGG\n"
+        "for i in range(1, 101):\n    if i % 15 == 0:\n        print(\"FizzBuzz\")\n"
+        "    elif i % 3 == 0:\n        print(\"Fizz\")\n    elif i % 5 == 0:\n        print(\"Buzz\")\n"
+        "    else:\n        print(i)\n"
+    ),
     "Special-token strings": (
         "Document one ends here.<|endoftext|>Document two starts. "
         "A fill-in-the-middle prompt: <|fim_prefix|>def add(a, b):<|fim_suffix|><|fim_middle|> "

@@ -142,11 +142,13 @@ def test_presentation_mode_fits_a_projector(browser, app_url):
     wait_for_app(page)
     page.locator(".tl-head").first.wait_for(timeout=TIMEOUT)
     settle(page)
-    head = page.locator(".tl-head").first.bounding_box()
+    heads = [page.locator(".tl-head").nth(i).bounding_box() for i in range(4)]
     spans = page.locator(".tl-spans").first.bounding_box()
     box = page.get_by_label("Text", exact=True).bounding_box()
-    assert head["y"] >= 0 and spans["y"] + spans["height"] <= 720, (head, spans)  # first spans + counts in view
-    assert box["x"] + box["width"] <= head["x"]  # the text box is beside the results, not above them
+    assert heads[0]["y"] >= 0 and heads[0]["y"] + heads[0]["height"] <= 720 and spans["y"] < 720, (heads, spans)
+    # the text box above the results, and the four tokenizers side by side (issue 20: columns, not a stack)
+    assert box["y"] + box["height"] <= heads[0]["y"]
+    assert all(abs(h["y"] - heads[0]["y"]) <= 2 for h in heads) and sorted(h["x"] for h in heads) == [h["x"] for h in heads]
     assert float(page.evaluate("getComputedStyle(document.querySelector('.tl-spans')).fontSize").removesuffix("px")) > 18
     page.screenshot(path=str(screenshot_path("presentation-1280x720")))
     ctx.close()

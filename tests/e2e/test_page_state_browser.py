@@ -49,6 +49,9 @@ def test_compare_keeps_its_options_across_pages(page, app_url):
 
 # -- issue 20: a lecture's setup stays; every page's form is in its link; the live box everywhere ------------
 def nav(page, name: str) -> None:
+    expand = page.get_by_test_id("stExpandSidebarButton")
+    if expand.is_visible():  # presentation mode collapses the sidebar: a teacher opens it to go elsewhere
+        expand.click()
     page.locator("[data-testid='stSidebarNav']").get_by_role("link", name=name).click()
     settle(page)
 
