@@ -134,3 +134,76 @@ def test_the_focus_ring_is_drawn_for_the_keyboard_in_both_schemes():
     assert ".tl-tok:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px" in light
     assert ".tl-tok:focus-visible{outline-color:#93c5fd" in dark
     assert ".tl-tok[data-tip]:focus-visible::after" in light  # the tooltip opens on focus too
+
+
+# -- a box longer than a line (issue 20, item 2) -------------------------------------------------------
+def test_breakable_splits_between_grapheme_clusters_only():
+    """A long box may break between two clusters, never inside one (e + accent, a ZWJ family, a flag),
+    never inside a group's count or a word marker, and never between ◌ and the mark it carries."""
+    from tokenizers.core.html import breakable
+
+    brk = ("brk", "")
+    assert breakable([("", "ab")]) == [("", "a"), brk, ("", "b")]
+    assert breakable([("", "e\u0301x")]) == [("", "e\u0301"), brk, ("", "x")]
+    assert breakable([("", "👨\u200d👩\u200d👧🇰🇷")]) == [("", "👨\u200d👩\u200d👧"), brk, ("", "🇰🇷")]
+    assert breakable([("sp", "▁"), ("", "ab"), ("ids", "[3]")]) == [("sp", "▁"), brk, ("", "a"), brk, ("", "b"),
+                                                                     ("ids", "[3]")]
+    assert breakable([("wm", "##"), ("", "ab"), ("wm", "</w>")]) == [("wm", "##"), brk, ("", "a"), brk, ("", "b"),
+                                                                     brk, ("wm", "</w>")]
+    assert breakable([("mark", "◌"), ("", "\u0301a")]) == [("mark", "◌"), ("", "\u0301"), brk, ("", "a")]
+    # a line break is a break already: no mark beside it
+    assert breakable([("ws", "↵"), ("", "\n"), ("ws", "·")]) == [("ws", "↵"), ("", "\n"), ("ws", "·")]
+    # the text is unchanged: the marks are empty parts
+    parts = [("ws", "·"), ("", "a-b/c\u0301 d\ud800"), ("ids", "[2]")]
+    assert "".join(t for _, t in breakable(parts)) == "".join(t for _, t in parts)
+
+
+def test_only_a_box_wider_than_a_phones_line_is_long():
+    """LONG_CELLS: 16 cells (a wide character takes two); a box up to that never breaks."""
+    from tokenizers.core.html import LONG_CELLS, cells, is_long
+
+    assert LONG_CELLS == 16
+    assert cells("안녕") == 4 and cells("e\u0301") == 1 and cells("👋") == 2 and cells("◌\u0301") == 2
+    assert not is_long([("", "a" * 16)]) and is_long([("", "a" * 17)])
+    assert not is_long([("", "안" * 8)]) and is_long([("", "안" * 9)])
+    assert not is_long([("ws", "·"), ("", "a" * 15)]) and is_long([("ws", "·"), ("", "a" * 16)])
+    assert not is_long([("", "a" * 16 + "\n" + "b" * 16)])  # each line counts, not the box
+
+
+def test_a_long_token_is_drawn_breakable_and_an_ordinary_one_is_not():
+    """cl100k_base spells " " and 300 '=' as " " + 65, 64, 64, 64, 32 and 11: the five longer than 16
+    are tl-long boxes with a tl-brk between every two characters, their text unchanged; the 11 and the
+    words around stay plain, unbreakable boxes."""
+    from tokenizers.core.html import span_model
+    from ui.spans import render_spans
+
+    text = "A rule: " + "=" * 300 + " ends here."
+    toks = get_tokenizer("cl100k_base").tokenize(text)
+    model = span_model(text, toks)
+    long = [seg for seg in model["segs"] if "tl-long" in seg[0].split()]
+    short = [seg for seg in model["segs"] if "tl-long" not in seg[0].split()]
+    assert [sum(len(t) for _, t in seg[4]) for seg in long] == [66, 64, 64, 64, 32]
+    for seg in long:
+        parts = seg[4]
+        chars = [t for c, t in parts if c != "brk"]
+        assert all(len(t) == 1 for t in chars) and parts.count(["brk", ""]) == len(chars) - 1
+    assert all(["brk", ""] not in seg[4] for seg in short)
+    assert "".join(t for seg in model["segs"] for _, t in seg[4]) == text
+    html = render_spans(text, toks)
+    assert html.count('<span class="tl-brk"></span>') == sum(seg[4].count(["brk", ""]) for seg in long)
+    assert re.search(r'\.tl-brk::before\{content:"\\AD";\}', html)  # the soft hyphen is CSS, never text
+    assert "\u00ad" not in html
+
+
+def test_a_long_box_with_a_line_break_stays_inline():
+    """A box whose text holds a line break (whitespace mode's "↵" then the break) is not an inline-block
+    (that would turn its two lines into a rectangle); its long line still gets its break marks."""
+    from tokenizers.core.html import span_model
+
+    text = "x" + " " * 20 + "\n" + " " * 20 + "\ny"  # cl100k_base: "x", 20 spaces ↵ 20 spaces ↵, "y"
+    toks = get_tokenizer("cl100k_base").tokenize(text)
+    for ws in (False, True):
+        (seg,) = [seg for seg in span_model(text, toks, whitespace=ws)["segs"] if any("\n" in t for _, t in seg[4])]
+        assert "tl-long" not in seg[0].split() and seg[5] == "\n"
+        parts = seg[4]
+        assert parts.count(["brk", ""]) == (20 if ws else 19) * 2  # whitespace mode: 20 · and a ↵ per line

@@ -7,6 +7,8 @@ byte-fallback pieces) are grouped into one character-aligned *segment* that list
 bytes in hex, so a view never shows a bare U+FFFD. All user text passes through html.escape;
 colors and classes come from the fixed palette below. The CSS reads on light and dark pages
 (`prefers-color-scheme`), and a token's box never wraps inside itself: lines break only between boxes.
+A box too long for a line (a run of "=" or a base64 chunk that is one token) is the one exception: it
+breaks between its characters, and each broken line ends in a visible ↩ (see `breakable`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import html
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass
+
+import regex
 
 from tokenizers.core.text import WHITESPACE_MARKS, ByteCharMap, hexbytes, plural
 
@@ -181,6 +185,14 @@ CSS = """
   padding:6px 8px;border-radius:6px;border:1px solid rgba(255,255,255,.3);
   box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
 .tl-flip .tl-tok:hover::after,.tl-flip .tl-tok:focus-visible::after{left:auto;right:0;}
+/* a long box (span_model's tl-long, see breakable) is the one that may break: an inline-block, so it
+   first moves to a line of its own, and inside it white-space:pre except at its tl-brk elements, each
+   a soft hyphen drawn as ↩ where its line breaks and as nothing elsewhere (generated content: never
+   in the text nor in a copy of it); line-height:normal keeps it the height of an inline box */
+.tl-long{display:inline-block;max-width:100%;line-height:normal;vertical-align:baseline;}
+.tl-brk{white-space:pre-wrap;hyphens:manual;-webkit-hyphenate-character:"\\21A9";hyphenate-character:"\\21A9";}
+.tl-brk::before{content:"\\AD";}
+.tl-long[data-tip]:hover::after,.tl-long[data-tip]:focus-visible::after{top:calc(100% + .6em);}
 .tl-mark{color:#9ca3af;}
 .tl-nl{color:#6b7280;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
@@ -199,6 +211,56 @@ CSS = """
 """ + _palette_css() + """
 </style>
 """
+
+
+LONG_CELLS = 16  # a box whose line is wider than this many cells can break (breakable): at XL (1.6rem)
+#                  a phone's line holds about 22 cells, so every box up to this width fits one line
+CONTINUED = "\u21a9"  # ↩, drawn where a long box's line breaks (the CSS's hyphenate-character)
+_UNBROKEN = frozenset(("ids", "wm", "nl"))  # parts that stay whole: "[3]", "##", "</w>", a run of ↵
+
+
+def cells(s: str) -> int:
+    """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
+    n, prev = 0, ""
+    for ch in s:
+        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
+            # subtle: after the app's ◌ a mark is drawn beside it, not on it (◌ and most marks come from
+            # different fallback fonts, which do not combine), so it takes a cell there
+            n += prev == "◌"
+        else:
+            n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        prev = ch
+    return n
+
+
+def is_long(parts: Sequence[Sequence[str]]) -> bool:
+    """Whether a box's parts hold a line wider than LONG_CELLS (a cheap length check first: a line
+    of up to LONG_CELLS / 2 characters is narrower, wide or not)."""
+    if sum(len(t) for _, t in parts) <= LONG_CELLS // 2:
+        return False
+    return any(cells(line) > LONG_CELLS for line in "".join(t for _, t in parts).split("\n"))
+
+
+def breakable(parts: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
+    """A long box's parts with a ("brk", "") part between every two grapheme clusters: the only places
+    its lines may break, each drawn as ↩ when it does (the CSS, and spans_svg). A cluster (a letter
+    and its accents, an emoji sequence, a flag) is never split, nor the parts in _UNBROKEN, nor ◌
+    from the mark it carries; a line break needs no mark."""
+    out: list[tuple[str, str]] = []
+    prev = ""
+    for c, t in parts:
+        units = [t] if c in _UNBROKEN or c == "mark" else regex.findall(r"\X", t)
+        for u in units:
+            joins = (not prev or prev == "\n" or u == "\n" or c == "ids"
+                     or regex.match(r"\X", prev + u).end() > len(prev))  # u extends the cluster before it
+            if out and not joins:
+                out.append(("brk", ""))
+            if out and joins and out[-1][0] == c:
+                out[-1] = (c, out[-1][1] + u)
+            else:
+                out.append((c, u))
+            prev = u
+    return out
 
 
 def _visible_parts(s: str, whitespace: bool) -> list[tuple[str, str]]:
@@ -419,6 +481,10 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
                 body = [("nl", "↵" * breaks.count("\n") or "␍")]
         if seg.grouped:
             body.append(("ids", f"[{len(seg.tokens)}]"))
+        if is_long(body):
+            if "\n" not in core:  # one line: it moves to a line of its own before it breaks (the CSS)
+                classes.append("tl-long")
+            body = breakable(body)
             tip = len(tips)
             tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
         else:  # a token's tooltip depends only on its id and kind: built once per id
