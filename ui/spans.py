@@ -60,6 +60,9 @@ LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:
           "SentencePiece's word marker &nbsp; "
           '<span class="tl-tok tl-diff tl-neutral" data-tip="With Mark boundaries that differ on: this tokenizer '
           'cuts here, the reference does not.">&nbsp;cut&nbsp;</span> boundary not in the reference'
+          ' &nbsp; <span class="tl-tok tl-neutral" data-tip="A token longer than the line (a run of = or a piece of '
+          'a URL) breaks between its characters, and each line it continues from ends in ↩; other tokens never '
+          'break.">====↩</span> a token too long for its line, continued'
           ' &nbsp; hover a token (or Tab to it) for its id and bytes, click it (or press Enter) to pin its details'
           '</div>')
 
