@@ -207,3 +207,21 @@ def test_a_long_box_with_a_line_break_stays_inline():
         assert "tl-long" not in seg[0].split() and seg[5] == "\n"
         parts = seg[4]
         assert parts.count(["brk", ""]) == (20 if ws else 19) * 2  # whitespace mode: 20 · and a ↵ per line
+
+
+def test_inside_chunk_and_part_boxes_break_as_token_boxes_do():
+    """Inside's pre-tokenization chunks and merge-step parts: a <wbr> after each box (lines break
+    between them), and a chunk wider than a phone's line is breakable with its marks, its text kept."""
+    from ui.spans import render_chunks, render_parts
+
+    chunks = ["A", " rule", ":", " " + "=" * 300, "\n"]
+    html = render_chunks(chunks)
+    body = html.split('<div class="tl-spans">')[1]
+    boxes = re.findall(r'<span class="(tl-tok[^"]*)"[^>]*>(.*?)</span><wbr>', body, re.S)
+    assert [c for c, _ in boxes] == ["tl-tok tl-a0", "tl-tok tl-a1", "tl-tok tl-a0", "tl-tok tl-a1 tl-long",
+                                     "tl-tok tl-a0"]
+    assert boxes[3][1].count('<span class="tl-brk"></span>') == 300  # the · and 300 '=': 301 clusters
+    assert re.sub(r"<[^>]+>", "", boxes[3][1]) == "·" + "=" * 300
+    parts = render_parts(["ab", "c" * 40], highlight=0)
+    assert parts.count("<wbr>") == 2 and parts.count('<span class="tl-brk"></span>') == 39
+    assert 'class="tl-tok tl-a0 tl-long"' in parts and 'class="tl-tok tl-a1 tl-hl"' in parts

@@ -110,3 +110,23 @@ def test_the_html_renderer_breaks_the_same_way(browser, width):
         keep(screenshot(page, f"long-token-html-{width}"), f"html-{width}")
     finally:
         ctx.close()
+
+
+def test_insides_chunk_boxes_break_the_same_way(browser):
+    """Inside's pre-tokenization chunks (render_chunks) on a phone: the " " + 300 '=' chunk breaks with a
+    mark at the end of each of its lines; every other chunk stays one box on one line."""
+    from tokenizers.core.patterns import GPT4_PATTERN, compile_pattern, split_text
+    from ui.spans import render_chunks
+
+    ctx = new_context(browser, viewport={"width": 390, "height": 900})
+    page = ctx.new_page()
+    try:
+        page.set_content(page_of(render_chunks(split_text(TEXT, compile_pattern(GPT4_PATTERN))), "margin:16px"))
+        boxes = page.locator(".tl-spans").evaluate(BOXES)
+        assert all(b["rects"] == 1 and b["inside"] for b in boxes)
+        (long,) = [b for b in boxes if b["text"].startswith("·===")]
+        assert long["long"] and long["lines"] >= 5 and long["marks"] == long["lines"] - 1 and long["atEnd"]
+        assert all(b["lines"] == 1 and b["marks"] == 0 for b in boxes if not b["long"])
+        keep(screenshot(page, "long-chunk-inside-390"), "inside-chunks-390")
+    finally:
+        ctx.close()

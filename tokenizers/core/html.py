@@ -563,6 +563,17 @@ def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
     return model_html(span_model(text, tokens, **options))
 
 
+def box_inner(s: str, whitespace: bool = False) -> tuple[str, str]:
+    """(extra classes, inner HTML) of a box drawn around the text `s` outside span_model (Inside's
+    pre-tokenization chunks and merge steps): the text escaped, whitespace marked with `whitespace`, and
+    a box wider than LONG_CELLS given its break marks as span_model does (" tl-long" unless the text
+    holds a line break; "" for an ordinary box)."""
+    parts = _visible_parts(s, whitespace)
+    if not is_long(parts):
+        return "", _parts_html(parts)
+    return ("" if "\n" in s else " tl-long"), _parts_html(breakable(parts))
+
+
 def visible(s: str, whitespace: bool) -> str:
     """Escaped text; with `whitespace`, space as ·, tab as →, newline as ↵ then a real line break."""
     return _parts_html(_visible_parts(s, whitespace))
