@@ -225,3 +225,18 @@ def test_inside_chunk_and_part_boxes_break_as_token_boxes_do():
     parts = render_parts(["ab", "c" * 40], highlight=0)
     assert parts.count("<wbr>") == 2 and parts.count('<span class="tl-brk"></span>') == 39
     assert 'class="tl-tok tl-a0 tl-long"' in parts and 'class="tl-tok tl-a1 tl-hl"' in parts
+
+
+def test_a_long_box_keeps_its_tooltip_and_a_group_its_own():
+    """Breaking a long box changes its parts only: a repeated long token shares one tooltip (built once
+    per id), and a group (👋, two GPT-2 tokens here) still lists its tokens."""
+    from tokenizers.core.html import span_model
+
+    text = "=" * 64 + "\n👋\n" + "=" * 64
+    model = span_model(text, get_tokenizer("gpt2").tokenize(text))
+    segs = model["segs"]
+    long = [seg for seg in segs if "tl-long" in seg[0].split()]
+    assert len(long) == 2 and long[0][1] == long[1][1] and long[0][2] == long[1][2]
+    assert model["tips"][long[0][1]].startswith(f"id {long[0][2]}\n")
+    (group,) = [seg for seg in segs if "tl-group" in seg[0].split()]
+    assert model["tips"][group[1]].startswith("2 tokens share '👋':")

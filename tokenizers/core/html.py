@@ -481,10 +481,6 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
                 body = [("nl", "↵" * breaks.count("\n") or "␍")]
         if seg.grouped:
             body.append(("ids", f"[{len(seg.tokens)}]"))
-        if is_long(body):
-            if "\n" not in core:  # one line: it moves to a line of its own before it breaks (the CSS)
-                classes.append("tl-long")
-            body = breakable(body)
             tip = len(tips)
             tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
         else:  # a token's tooltip depends only on its id and kind: built once per id
@@ -492,6 +488,10 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
             if tip is None:
                 tip = tip_of[first.id] = len(tips)
                 tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
+        if is_long(body):
+            if "\n" not in core:  # one line: it moves to a line of its own before it breaks (the CSS)
+                classes.append("tl-long")
+            body = breakable(body)
         rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
                      [list(p) for p in body], breaks])
         pos += len(seg.tokens)
