@@ -140,7 +140,10 @@ def test_the_focus_ring_is_drawn_for_the_keyboard_in_both_schemes():
 def test_breakable_splits_between_grapheme_clusters_only():
     """A long box may break between two clusters, never inside one (e + accent, a ZWJ family, a flag),
     never inside a group's count or a word marker, and never between ◌ and the mark it carries."""
-    from tokenizers.core.html import breakable
+    from tokenizers.core import html
+
+    def breakable(parts):
+        return [tuple(p) for p in html.breakable(parts)]
 
     brk = ("brk", "")
     assert breakable([("", "ab")]) == [("", "a"), brk, ("", "b")]
@@ -156,6 +159,35 @@ def test_breakable_splits_between_grapheme_clusters_only():
     # the text is unchanged: the marks are empty parts
     parts = [("ws", "·"), ("", "a-b/c\u0301 d\ud800"), ("ids", "[2]")]
     assert "".join(t for _, t in breakable(parts)) == "".join(t for _, t in parts)
+
+
+def test_breakables_ascii_shortcut_equals_the_regex_reference():
+    import random
+
+    from tokenizers.core.html import breakable
+
+    rng = random.Random(20)
+    alphabet = ["a", "=", " ", "-", "\r", "\n", "\r\n", "e\u0301", "\u0301", "👋", "\u200d", "안", "\ud800"]
+    kinds = ["", "", "", "ws", "sp", "mark", "ids", "wm", "nl"]
+    for _ in range(2000):
+        parts = [(rng.choice(kinds), "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))))
+                 for _ in range(rng.randint(1, 5))]
+        assert breakable(parts) == breakable(parts, fast=False), parts
+    assert breakable([("", "=" * 40)]) == breakable([("", "=" * 40)], fast=False)
+    big = [("", "ab" * 5000), ("ws", "·"), ("", "c" * 3001), ("ids", "[2]")]  # a mark every 4 clusters
+    assert breakable(big) == breakable(big, fast=False)
+
+
+def test_a_giant_box_gets_a_mark_every_few_characters_at_most_16():
+    """A token of a million "a"s (an uploaded vocabulary can hold one): not a mark per character (2
+    million parts), but one every 16, so every run still fits a phone's line; 40,000: one every 10."""
+    from tokenizers.core.html import breakable
+
+    parts = breakable([("", "a" * 1_000_000)])
+    runs = [t for c, t in parts if c != "brk"]
+    assert len(runs) == 62_500 and set(map(len, runs)) == {16} and len(parts) == 2 * 62_500 - 1
+    runs = [t for c, t in breakable([("", "a" * 40_000)]) if c != "brk"]
+    assert len(runs) == 4_000 and set(map(len, runs)) == {10}
 
 
 def test_only_a_box_wider_than_a_phones_line_is_long():

@@ -217,10 +217,14 @@ LONG_CELLS = 16  # a box whose line is wider than this many cells can break (bre
 #                  a phone's line holds about 22 cells, so every box up to this width fits one line
 CONTINUED = "\u21a9"  # ↩, drawn where a long box's line breaks (the CSS's hyphenate-character)
 _UNBROKEN = frozenset(("ids", "wm", "nl"))  # parts that stay whole: "[3]", "##", "</w>", a run of ↵
+MAX_BREAKS = 4096  # break marks in one box, about at most (breakable)
+BREAK_STEP = 16    # clusters between two marks, at most: every line holds more (LONG_CELLS)
 
 
 def cells(s: str) -> int:
     """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
+    if s.isascii():
+        return len(s)
     n, prev = 0, ""
     for ch in s:
         if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
@@ -241,24 +245,50 @@ def is_long(parts: Sequence[Sequence[str]]) -> bool:
     return any(cells(line) > LONG_CELLS for line in "".join(t for _, t in parts).split("\n"))
 
 
-def breakable(parts: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
-    """A long box's parts with a ("brk", "") part between every two grapheme clusters: the only places
-    its lines may break, each drawn as ↩ when it does (the CSS, and spans_svg). A cluster (a letter
-    and its accents, an emoji sequence, a flag) is never split, nor the parts in _UNBROKEN, nor ◌
-    from the mark it carries; a line break needs no mark."""
-    out: list[tuple[str, str]] = []
+def breakable(parts: Sequence[Sequence[str]], *, fast: bool = True) -> list[list[str]]:
+    """A long box's parts (as span_model's rows hold them: [class, text] lists) with a ["brk", ""] part
+    between every two grapheme clusters: the only places its lines may break, each drawn as ↩ when it
+    does (the CSS, and spans_svg). A cluster (a letter and its accents, an emoji sequence, a flag) is
+    never split, nor the parts in _UNBROKEN, nor ◌ from the mark it carries; a line break needs no
+    mark. A giant box (a token of a million "a"s from an uploaded vocabulary) gets at most about
+    MAX_BREAKS marks: one every `step` clusters, at most BREAK_STEP (its lines then end up to that many
+    cells short). `fast=False`: every part through the regex (the reference a test holds the ASCII
+    shortcut equal to)."""
+    step = min(BREAK_STEP, max(1, -(-sum(len(t) for _, t in parts) // MAX_BREAKS)))
+    out: list[list[str]] = []
     prev = ""
+    since = 0  # clusters since the last break mark
     for c, t in parts:
-        units = [t] if c in _UNBROKEN or c == "mark" else regex.findall(r"\X", t)
-        for u in units:
-            joins = (not prev or prev == "\n" or u == "\n" or c == "ids"
-                     or regex.match(r"\X", prev + u).end() > len(prev))  # u extends the cluster before it
-            if out and not joins:
-                out.append(("brk", ""))
-            if out and joins and out[-1][0] == c:
-                out[-1] = (c, out[-1][1] + u)
+        if fast and t and t.isascii() and prev.isascii() and prev not in ("\r", "\n") and "\r" not in t \
+                and "\n" not in t and c not in _UNBROKEN and c != "mark":
+            # ASCII without line breaks: every character is a cluster of its own that extends nothing
+            # before it (most long boxes: runs of "=", URLs, base64), so no regex per character
+            at = 0
+            while at < len(t):
+                if since >= step:
+                    if prev:
+                        out.append(["brk", ""])
+                    since = 0
+                piece = t[at:at + step - since]
+                if out and out[-1][0] == c:
+                    out[-1] = [c, out[-1][1] + piece]
+                else:
+                    out.append([c, piece])
+                since += len(piece)
+                at += len(piece)
+                prev = piece[-1]
+            continue
+        for u in [t] if c in _UNBROKEN or c == "mark" else regex.findall(r"\X", t):
+            if not prev or regex.match(r"\X", prev + u).end() <= len(prev):  # u starts a cluster
+                if since >= step:
+                    if prev and prev != "\n" and u != "\n" and c != "ids":
+                        out.append(["brk", ""])
+                    since = 0
+                since += 1
+            if out and out[-1][0] == c:
+                out[-1] = [c, out[-1][1] + u]
             else:
-                out.append((c, u))
+                out.append([c, u])
             prev = u
     return out
 
@@ -488,12 +518,13 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
             if tip is None:
                 tip = tip_of[first.id] = len(tips)
                 tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
-        if is_long(body):
+        long = is_long(body)
+        if long:
             if "\n" not in core:  # one line: it moves to a line of its own before it breaks (the CSS)
                 classes.append("tl-long")
-            body = breakable(body)
+            body = breakable(body)  # already the lists a row holds
         rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
-                     [list(p) for p in body], breaks])
+                     body if long else [list(p) for p in body], breaks])
         pos += len(seg.tokens)
     return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "label": label, "tips": tips,
             "segs": rows, "labels": labels, "label_of": label_of}
