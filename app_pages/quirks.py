@@ -7,9 +7,10 @@ import streamlit as st
 from app_pages import links
 from app_pages.links import KEEP
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
-                               spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
+                               spans_downloads, title_of, tokenize_text, usable, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
 from tokenizers import vocab_audit
+from tokenizers.analysis import numbers
 from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text
 from service import limits
@@ -341,21 +342,24 @@ def audit_of(name: str, tok: Tokenizer) -> dict:
     return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
 
 
-def _numbers(tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
-    """(tokens per number 0–9999, how each was cut, the all-digit tokens): the Numbers tab's evidence.
-    The all-digit tokens come from a scan of the vocabulary, not the whole audit (issue 20: Qwen's and
-    DeepSeek's audits made the tab's first view take 20 s)."""
-    ids = vocab_audit.number_tokens(tok)
-    return [len(x) for x in ids], ["|".join(label_of(tok, i) for i in x) for x in ids], vocab_audit.digit_tokens(tok)
+def _numbers(f: numbers.NumberFigures) -> tuple[list[int], list[str], int, int]:
+    """(tokens per number 0–9999, how each was cut, how many all-digit tokens, the longest one's bytes):
+    the Numbers tab's evidence, from a tokenizer's figures (tokenizers.analysis.numbers)."""
+    labels = {i: piece or render_token(data) for i, (data, piece) in f.tokens.items()}  # label_of's
+    return f.counts, ["|".join(labels[i] for i in x) for x in f.ids], f.digit_tokens, f.longest_digit_token
 
 
-@st.cache_data(max_entries=16, show_spinner="Tokenizing the numbers 0–9999…")
-def registry_numbers(name: str) -> tuple[list[int], list[str], list[int]]:
-    return _numbers(load_tokenizer(name))
+@st.cache_resource(max_entries=16, show_spinner="Tokenizing the numbers 0–9999…")
+def registry_numbers(name: str) -> tuple[list[int], list[str], int, int]:
+    """A registry vocabulary's from a small file on disk, without loading the vocabulary (issue 20: the
+    tab's first view loaded all twelve); the file is computed and written on first use, or at set-up."""
+    return _numbers(numbers.registry_number_figures(name, lambda: load_tokenizer(name)))
 
 
-def numbers_of(name: str, tok: Tokenizer) -> tuple[list[int], list[str], list[int]]:
-    return registry_numbers(name) if name in REGISTRY else per_visit("numbers", name, tok, lambda: _numbers(tok))
+def numbers_of(name: str, tok: Tokenizer | None) -> tuple[list[int], list[str], int, int]:
+    if name in REGISTRY:
+        return registry_numbers(name)
+    return per_visit("numbers", name, tok, lambda: _numbers(numbers.number_figures(tok)))
 
 
 def sample_texts() -> list[str]:
@@ -376,7 +380,20 @@ def registry_unused(name: str, limit: int) -> list[int]:
     return vocab_audit.unused_long_tokens(load_tokenizer(name), sample_texts(), limit)
 
 
-def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
+def numbers_covered() -> dict[str, Tokenizer | None]:
+    """Every tokenizer the Numbers tab covers: a registry vocabulary whose files are in place as None
+    (its figures come from disk, numbers_of: it is not loaded), the others resolved (a missing vocabulary
+    downloaded, or said missing and left out; a visitor's own)."""
+    out: dict[str, Tokenizer | None] = {}
+    for n in all_tokenizer_names():
+        if usable(n):
+            out[n] = None
+        elif (t := resolve(n)) is not None:
+            out[n] = t
+    return out
+
+
+def draw_numbers(names: list[str], toks: dict[str, Tokenizer | None]) -> None:
     st.markdown(
         "How many tokens does each whole number from 0 to 9999 take, written alone? Each square is one number "
         "(row: the hundreds, column: the last two digits); hover to see how it was cut. **cl100k_base** and "
@@ -390,9 +407,8 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
         "place value is always visible. A model doing arithmetic works on these pieces, not on digits.")
     rows = []
     for name in names:
-        counts, _, digits = numbers_of(name, toks[name])
-        longest = max((len(toks[name].token_bytes(i)) for i in digits), default=0)
-        row = {"tokenizer": title_of(name), "all-digit tokens": len(digits), "longest all-digit token": longest,
+        counts, _, digits, longest = numbers_of(name, toks[name])
+        row = {"tokenizer": title_of(name), "all-digit tokens": digits, "longest all-digit token": longest,
                "mean tokens per number": round(sum(counts) / len(counts), 3)}
         for k in (1, 2, 3, 4):
             row[f"{k} token{'s' if k > 1 else ''}"] = sum(1 for c in counts if c == k)
@@ -407,7 +423,7 @@ def draw_numbers(names: list[str], toks: dict[str, Tokenizer]) -> None:
     for row in range(0, len(names), 2):
         cols = st.columns(2)
         for j, name in enumerate(names[row:row + 2]):
-            counts, splits, _ = numbers_of(name, toks[name])
+            counts, splits, _, _ = numbers_of(name, toks[name])
             cols[j].plotly_chart(number_heatmap(counts, splits, title_of(name), most=most), key=f"{K}heat_{name}")
 
 
@@ -568,10 +584,11 @@ with tabs[0]:
                 st.error(str(e), icon="⚠️")
             deck_nav("end")
 if not tabs[0].open:  # the evidence covers every vocabulary, this visitor's own ones included
-    every = {n: t for n in all_tokenizer_names() if (t := resolve(n)) is not None}
     for tab, draw in zip(tabs[1:], (draw_numbers, draw_audit, draw_rare)):
         with tab:
             if tab.open:
+                every = numbers_covered() if draw is draw_numbers else \
+                    {n: t for n in all_tokenizer_names() if (t := resolve(n)) is not None}
                 st.caption("Computed over every tokenizer: "
                            + ", ".join(escape_markdown(title_of(n)) for n in every) + ".")
                 try:

@@ -73,14 +73,14 @@ def test_boxes_only_break_between_tokens():
 def svg_text(svg: str) -> str:
     """The text of an SVG's token boxes in order, as it was typed: whitespace marks back to the
     characters, a box's lines joined by nothing (each line break has its ↵), the app's own marks
-    (◌, a group's [n]) left out, control pictures back to the controls."""
+    (◌, a group's [n], ↩ where a long box breaks) left out, control pictures back to the controls."""
     root = ET.fromstring(svg)
     out = []
     for g in root.iter(f"{SVG}g"):
         for text in g.iter(f"{SVG}text"):
             out.append(text.text or "")
             for span in text:
-                if span.get("class") != "tl-ids":
+                if span.get("class") not in ("tl-ids", "tl-cont"):
                     out.append(span.text or "")
                 out.append(span.tail or "")
     s = "".join(out)
@@ -122,6 +122,32 @@ def test_svg_wraps_only_between_boxes():
     for g in root.iter(f"{SVG}g"):  # each box is one rect on one line, inside the width
         (rect,) = g.iter(f"{SVG}rect")
         assert float(rect.get("x")) + float(rect.get("width")) <= 400
+
+
+def test_svg_breaks_a_box_wider_than_the_picture_with_a_mark_on_each_broken_row():
+    """A token longer than the picture's line (cl100k_base's " " + 65 '=', 66 cells of 9.6 px, in a
+    picture 300 px wide) starts a row of its own and breaks into rows of at most 29 cells, each but the
+    last ending in ↩ (tl-cont), every row inside the width; its text is still the input. Before, the
+    box ran off the picture's right edge, cut off with no sign."""
+    from ui.export import spans_svg
+
+    text = "A rule: " + "=" * 300 + " ends here."
+    svg = spans_svg(text, {"cl100k_base": get_tokenizer("cl100k_base").tokenize(text)}, width=300)
+    root = ET.fromstring(svg)
+    assert svg_text(svg) == text
+    rows = []
+    for g in root.iter(f"{SVG}g"):
+        rects = list(g.iter(f"{SVG}rect"))
+        assert all(float(r.get("x")) + float(r.get("width")) <= 300 for r in rects)
+        texts = list(g.iter(f"{SVG}text"))
+        marks = [t for t in texts for span in t if span.get("class") == "tl-cont"]
+        rows.append(("".join(s for t in texts for s in t.itertext()), len(rects), len(marks), float(rects[0].get("x"))))
+    first = rows[3]  # "A", " rule", ":", then the first run of "="
+    # (300 - 2 * 2 padding) // 9.6 = 30 cells a row, less one for the mark: 29 + 29 + 8 = 66
+    assert first == (" " + "=" * 28 + "↩" + "=" * 29 + "↩" + "=" * 8, 3, 2, 0.0)
+    assert [r[1:3] for r in rows[4:8]] == [(3, 2), (3, 2), (3, 2), (2, 1)]  # 64, 64, 64 and 32 '='
+    assert rows[8][1:] == (1, 0, 0.0)  # the 11 '=' on the next row: the broken box fills its last row
+    assert all(r[1:3] == (1, 0) for r in rows[:3] + rows[9:])
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])

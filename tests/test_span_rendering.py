@@ -134,3 +134,141 @@ def test_the_focus_ring_is_drawn_for_the_keyboard_in_both_schemes():
     assert ".tl-tok:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px" in light
     assert ".tl-tok:focus-visible{outline-color:#93c5fd" in dark
     assert ".tl-tok[data-tip]:focus-visible::after" in light  # the tooltip opens on focus too
+
+
+# -- a box longer than a line (issue 20, item 2) -------------------------------------------------------
+def test_breakable_splits_between_grapheme_clusters_only():
+    """A long box may break between two clusters, never inside one (e + accent, a ZWJ family, a flag),
+    never inside a group's count or a word marker, and never between ◌ and the mark it carries."""
+    from tokenizers.core import html
+
+    def breakable(parts):
+        return [tuple(p) for p in html.breakable(parts)]
+
+    brk = ("brk", "")
+    assert breakable([("", "ab")]) == [("", "a"), brk, ("", "b")]
+    assert breakable([("", "e\u0301x")]) == [("", "e\u0301"), brk, ("", "x")]
+    assert breakable([("", "👨\u200d👩\u200d👧🇰🇷")]) == [("", "👨\u200d👩\u200d👧"), brk, ("", "🇰🇷")]
+    assert breakable([("sp", "▁"), ("", "ab"), ("ids", "[3]")]) == [("sp", "▁"), brk, ("", "a"), brk, ("", "b"),
+                                                                     ("ids", "[3]")]
+    assert breakable([("wm", "##"), ("", "ab"), ("wm", "</w>")]) == [("wm", "##"), brk, ("", "a"), brk, ("", "b"),
+                                                                     brk, ("wm", "</w>")]
+    assert breakable([("mark", "◌"), ("", "\u0301a")]) == [("mark", "◌"), ("", "\u0301"), brk, ("", "a")]
+    # a line break is a break already: no mark beside it
+    assert breakable([("ws", "↵"), ("", "\n"), ("ws", "·")]) == [("ws", "↵"), ("", "\n"), ("ws", "·")]
+    # the text is unchanged: the marks are empty parts
+    parts = [("ws", "·"), ("", "a-b/c\u0301 d\ud800"), ("ids", "[2]")]
+    assert "".join(t for _, t in breakable(parts)) == "".join(t for _, t in parts)
+
+
+def test_breakables_ascii_shortcut_equals_the_regex_reference():
+    import random
+
+    from tokenizers.core.html import breakable
+
+    rng = random.Random(20)
+    alphabet = ["a", "=", " ", "-", "\r", "\n", "\r\n", "e\u0301", "\u0301", "👋", "\u200d", "안", "\ud800"]
+    kinds = ["", "", "", "ws", "sp", "mark", "ids", "wm", "nl"]
+    for _ in range(2000):
+        parts = [(rng.choice(kinds), "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))))
+                 for _ in range(rng.randint(1, 5))]
+        assert breakable(parts) == breakable(parts, fast=False), parts
+    assert breakable([("", "=" * 40)]) == breakable([("", "=" * 40)], fast=False)
+    big = [("", "ab" * 5000), ("ws", "·"), ("", "c" * 3001), ("ids", "[2]")]  # a mark every 4 clusters
+    assert breakable(big) == breakable(big, fast=False)
+
+
+def test_a_giant_box_gets_a_mark_every_few_characters_at_most_16():
+    """A token of a million "a"s (an uploaded vocabulary can hold one): not a mark per character (2
+    million parts), but one every 16, so every run still fits a phone's line; 40,000: one every 10."""
+    from tokenizers.core.html import breakable
+
+    parts = breakable([("", "a" * 1_000_000)])
+    runs = [t for c, t in parts if c != "brk"]
+    assert len(runs) == 62_500 and set(map(len, runs)) == {16} and len(parts) == 2 * 62_500 - 1
+    runs = [t for c, t in breakable([("", "a" * 40_000)]) if c != "brk"]
+    assert len(runs) == 4_000 and set(map(len, runs)) == {10}
+
+
+def test_only_a_box_wider_than_a_phones_line_is_long():
+    """LONG_CELLS: 16 cells (a wide character takes two); a box up to that never breaks."""
+    from tokenizers.core.html import LONG_CELLS, cells, is_long
+
+    assert LONG_CELLS == 16
+    assert cells("안녕") == 4 and cells("e\u0301") == 1 and cells("👋") == 2 and cells("◌\u0301") == 2
+    assert not is_long([("", "a" * 16)]) and is_long([("", "a" * 17)])
+    assert not is_long([("", "안" * 8)]) and is_long([("", "안" * 9)])
+    assert not is_long([("ws", "·"), ("", "a" * 15)]) and is_long([("ws", "·"), ("", "a" * 16)])
+    assert not is_long([("", "a" * 16 + "\n" + "b" * 16)])  # each line counts, not the box
+
+
+def test_a_long_token_is_drawn_breakable_and_an_ordinary_one_is_not():
+    """cl100k_base spells " " and 300 '=' as " " + 65, 64, 64, 64, 32 and 11: the five longer than 16
+    are tl-long boxes with a tl-brk between every two characters, their text unchanged; the 11 and the
+    words around stay plain, unbreakable boxes."""
+    from tokenizers.core.html import span_model
+    from ui.spans import render_spans
+
+    text = "A rule: " + "=" * 300 + " ends here."
+    toks = get_tokenizer("cl100k_base").tokenize(text)
+    model = span_model(text, toks)
+    long = [seg for seg in model["segs"] if "tl-long" in seg[0].split()]
+    short = [seg for seg in model["segs"] if "tl-long" not in seg[0].split()]
+    assert [sum(len(t) for _, t in seg[4]) for seg in long] == [66, 64, 64, 64, 32]
+    for seg in long:
+        parts = seg[4]
+        chars = [t for c, t in parts if c != "brk"]
+        assert all(len(t) == 1 for t in chars) and parts.count(["brk", ""]) == len(chars) - 1
+    assert all(["brk", ""] not in seg[4] for seg in short)
+    assert "".join(t for seg in model["segs"] for _, t in seg[4]) == text
+    html = render_spans(text, toks)
+    assert html.count('<span class="tl-brk"></span>') == sum(seg[4].count(["brk", ""]) for seg in long)
+    assert re.search(r'\.tl-brk::before\{content:"\\AD";\}', html)  # the soft hyphen is CSS, never text
+    assert "\u00ad" not in html
+
+
+def test_a_long_box_with_a_line_break_stays_inline():
+    """A box whose text holds a line break (whitespace mode's "↵" then the break) is not an inline-block
+    (that would turn its two lines into a rectangle); its long line still gets its break marks."""
+    from tokenizers.core.html import span_model
+
+    text = "x" + " " * 20 + "\n" + " " * 20 + "\ny"  # cl100k_base: "x", 20 spaces ↵ 20 spaces ↵, "y"
+    toks = get_tokenizer("cl100k_base").tokenize(text)
+    for ws in (False, True):
+        (seg,) = [seg for seg in span_model(text, toks, whitespace=ws)["segs"] if any("\n" in t for _, t in seg[4])]
+        assert "tl-long" not in seg[0].split() and seg[5] == "\n"
+        parts = seg[4]
+        assert parts.count(["brk", ""]) == (20 if ws else 19) * 2  # whitespace mode: 20 · and a ↵ per line
+
+
+def test_inside_chunk_and_part_boxes_break_as_token_boxes_do():
+    """Inside's pre-tokenization chunks and merge-step parts: a <wbr> after each box (lines break
+    between them), and a chunk wider than a phone's line is breakable with its marks, its text kept."""
+    from ui.spans import render_chunks, render_parts
+
+    chunks = ["A", " rule", ":", " " + "=" * 300, "\n"]
+    html = render_chunks(chunks)
+    body = html.split('<div class="tl-spans">')[1]
+    boxes = re.findall(r'<span class="(tl-tok[^"]*)"[^>]*>(.*?)</span><wbr>', body, re.S)
+    assert [c for c, _ in boxes] == ["tl-tok tl-a0", "tl-tok tl-a1", "tl-tok tl-a0", "tl-tok tl-a1 tl-long",
+                                     "tl-tok tl-a0"]
+    assert boxes[3][1].count('<span class="tl-brk"></span>') == 300  # the · and 300 '=': 301 clusters
+    assert re.sub(r"<[^>]+>", "", boxes[3][1]) == "·" + "=" * 300
+    parts = render_parts(["ab", "c" * 40], highlight=0)
+    assert parts.count("<wbr>") == 2 and parts.count('<span class="tl-brk"></span>') == 39
+    assert 'class="tl-tok tl-a0 tl-long"' in parts and 'class="tl-tok tl-a1 tl-hl"' in parts
+
+
+def test_a_long_box_keeps_its_tooltip_and_a_group_its_own():
+    """Breaking a long box changes its parts only: a repeated long token shares one tooltip (built once
+    per id), and a group (👋, two GPT-2 tokens here) still lists its tokens."""
+    from tokenizers.core.html import span_model
+
+    text = "=" * 64 + "\n👋\n" + "=" * 64
+    model = span_model(text, get_tokenizer("gpt2").tokenize(text))
+    segs = model["segs"]
+    long = [seg for seg in segs if "tl-long" in seg[0].split()]
+    assert len(long) == 2 and long[0][1] == long[1][1] and long[0][2] == long[1][2]
+    assert model["tips"][long[0][1]].startswith(f"id {long[0][2]}\n")
+    (group,) = [seg for seg in segs if "tl-group" in seg[0].split()]
+    assert model["tips"][group[1]].startswith("2 tokens share '👋':")

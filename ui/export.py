@@ -12,8 +12,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 
 from tokenizers import Token
-from tokenizers.core.html import (ALTERNATING, ALTERNATING_DARK, NOTEBOOK_LIMIT, PALETTE, PALETTE_DARK, Comparison,
-                                  entry_options, span_model)
+from tokenizers.core.html import (ALTERNATING, ALTERNATING_DARK, CONTINUED, NOTEBOOK_LIMIT, PALETTE, PALETTE_DARK,
+                                  Comparison, cells, entry_options, span_model)
 from tokenizers.core.tokenizer import TokenList
 
 from .formatting import hexbytes, render_token
@@ -165,6 +165,7 @@ _SVG_RING = {"light": "#b45309", "dark": "#fbbf24"}  # .tl-hl's outline
 _DIFF_EDGE = "#dc2626"  # .tl-diff's left border
 _SVG_PART = {"light": {"ws": "#6b7280", "nl": "#6b7280", "sp": "#7c3aed", "wm": "#0f766e", "ids": "#374151"},
              "dark": {"ws": "#9ca3af", "nl": "#9ca3af", "sp": "#c4b5fd", "wm": "#5eead4", "ids": "#d1d5db"}}
+# a "cont" part (↩ where a long box breaks, _broken) takes the box's text color, as on screen
 
 
 # characters XML 1.0 forbids even as references: C0 controls (but tab, newline, CR) shown as their
@@ -176,18 +177,32 @@ def _xml_text(s: str) -> str:
     return html.escape(s.translate(_XML_SAFE), quote=False)
 
 
-def _cells(s: str) -> int:
-    """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
-    n, prev = 0, ""
-    for ch in s:
-        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
-            # subtle: after the app's ◌ a mark is drawn beside it, not on it (◌ and most marks come from
-            # different fallback fonts, which do not combine), so it takes a cell there
-            n += prev == "◌"
+def _broken(line: list[tuple[str, str]], room: int) -> list[list[tuple[str, str]]]:
+    """A box's line wider than the picture as rows of at most `room` cells, cut at its ("brk", "")
+    parts (span_model's breakable: between grapheme clusters), each row but the last ending in ↩,
+    as the browser draws it (the CSS's hyphenate-character)."""
+    rows: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    unit: list[tuple[str, str]] = []
+
+    def place(unit: list[tuple[str, str]]) -> None:
+        nonlocal used
+        n = cells("".join(t for _, t in unit))
+        if rows[-1] and used + n > room:
+            rows[-1].append(("cont", CONTINUED))
+            rows.append([])
+            used = 0
+        rows[-1].extend(unit)
+        used += n
+
+    for part in line:
+        if part[0] == "brk":
+            place(unit)
+            unit = []
         else:
-            n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-        prev = ch
-    return n
+            unit.append(part)
+    place(unit)
+    return rows
 
 
 def _box_style(classes: list[str], scheme: str) -> tuple[str, str, str]:
@@ -255,13 +270,22 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
                 for k, chunk in enumerate(t.split("\n")):
                     if k:
                         lines.append([])
-                    if chunk:
+                    if chunk or c == "brk":
                         lines[-1].append((c, chunk))
             group = [f'<g class="{html.escape(cls)}" data-ids="{ids}"><title>{_xml_text(model["tips"][tip])}'
                      "</title>"]
+            rows: list[tuple[bool, list[tuple[str, str]]]] = []  # (starts a new line, its parts)
             for k, line in enumerate(lines):
-                w = _cells("".join(t for _, t in line)) * cw
-                if k:
+                if cells("".join(t for _, t in line)) * cw + 2 * pad > width:
+                    # wider than the picture: on lines of its own, broken at its brk parts, each break
+                    # marked (the HTML's long box, an inline-block, also starts a line of its own)
+                    rows += [(True, row) for row in _broken(line, max(int((width - 2 * pad) // cw) - 1, 2))]
+                else:
+                    rows.append((k > 0, line))
+            for k, (fresh, line) in enumerate(rows):
+                line = [(c, t) for c, t in line if c != "brk"]
+                w = cells("".join(t for _, t in line)) * cw
+                if fresh and (k or x > 0):
                     x, y = 0.0, y + lh
                 elif x > 0 and x + w + 2 * pad > width:
                     x, y = 0.0, y + lh  # wrap between boxes, never inside one
@@ -277,6 +301,8 @@ def spans_svg(text: str, results: Mapping[str, TokenList], *, font_size: int = 1
                 if line:
                     group.append(text_el(x + pad, y + lh * 0.62, w, fg, line))
                 x += box_w + (4 if "tl-same" in classes else 1)
+            if len(rows) > len(lines):  # a broken box fills its last row too (on screen: a block as wide as the line)
+                x = float(width)
             out.append("".join(group) + "</g>")
             for _ in range(breaks.count("\n") or (1 if breaks else 0)):
                 x, y = 0.0, y + lh

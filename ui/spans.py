@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from tokenizers import Token
 from tokenizers.core.html import (ALTERNATING, ALTERNATING_DARK, CSS, DARK_RULES, PALETTE,  # noqa: F401
-                                  PALETTE_DARK, Segment, assign_colors, color_distance, color_for, model_html,
+                                  PALETTE_DARK, Segment, assign_colors, box_inner, color_distance, color_for, model_html,
                                   render_header, render_spans, segment_tooltip, segments, span_model,
                                   token_tooltip, visible, word_markers)
 
@@ -60,6 +60,9 @@ LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-size:
           "SentencePiece's word marker &nbsp; "
           '<span class="tl-tok tl-diff tl-neutral" data-tip="With Mark boundaries that differ on: this tokenizer '
           'cuts here, the reference does not.">&nbsp;cut&nbsp;</span> boundary not in the reference'
+          ' &nbsp; <span class="tl-tok tl-neutral" data-tip="A token longer than the line (a run of = or a piece of '
+          'a URL) breaks between its characters, and each line it continues from ends in ↩; other tokens never '
+          'break.">====↩</span> a token too long for its line, continued'
           ' &nbsp; hover a token (or Tab to it) for its id and bytes, click it (or press Enter) to pin its details'
           '</div>')
 
@@ -81,21 +84,25 @@ WORD_LEGEND = (CSS + '<div class="tl-legend" style="font-family:sans-serif;font-
 
 
 def render_chunks(chunks: Sequence[str]) -> str:
-    """Pre-tokenization chunks as alternately shaded boxes, whitespace made visible."""
+    """Pre-tokenization chunks as alternately shaded boxes, whitespace made visible; lines break between
+    boxes, and a chunk longer than the line with a ↩ at each break (box_inner), as token boxes do."""
     parts = [CSS, '<div class="tl-spans">']
     for k, c in enumerate(chunks):
-        parts.append(f'<span class="tl-tok tl-a{k % 2}" '
-                     f'data-tip="{html.escape(repr(c), quote=True)}">{visible(c, True)}</span>')
+        long, inner = box_inner(c, True)
+        parts.append(f'<span class="tl-tok tl-a{k % 2}{long}" '
+                     f'data-tip="{html.escape(repr(c), quote=True)}">{inner}</span><wbr>')
     parts.append("</div>")
     return "".join(parts)
 
 
 def render_parts(labels: Sequence[str], highlight: int | None = None) -> str:
-    """The parts of a chunk during encoding, as boxes; the just-merged part outlined."""
+    """The parts of a chunk during encoding, as boxes; the just-merged part outlined. Lines break as
+    between token boxes (render_chunks)."""
     boxes = []
     for k, lab in enumerate(labels):
         cls = "tl-a1 tl-hl" if k == highlight else "tl-a0"
-        boxes.append(f'<span class="tl-tok {cls}" style="padding:2px 4px;margin-right:4px">{html.escape(lab)}</span>')
+        long, inner = box_inner(lab)
+        boxes.append(f'<span class="tl-tok {cls}{long}" style="padding:2px 4px;margin-right:4px">{inner}</span><wbr>')
     return CSS + '<div class="tl-spans">' + "".join(boxes) + "</div>"
 
 

@@ -7,6 +7,8 @@ byte-fallback pieces) are grouped into one character-aligned *segment* that list
 bytes in hex, so a view never shows a bare U+FFFD. All user text passes through html.escape;
 colors and classes come from the fixed palette below. The CSS reads on light and dark pages
 (`prefers-color-scheme`), and a token's box never wraps inside itself: lines break only between boxes.
+A box too long for a line (a run of "=" or a base64 chunk that is one token) is the one exception: it
+breaks between its characters, and each broken line ends in a visible ↩ (see `breakable`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import html
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass
+
+import regex
 
 from tokenizers.core.text import WHITESPACE_MARKS, ByteCharMap, hexbytes, plural
 
@@ -181,6 +185,14 @@ CSS = """
   padding:6px 8px;border-radius:6px;border:1px solid rgba(255,255,255,.3);
   box-shadow:0 4px 14px rgba(0,0,0,.25);pointer-events:none;}
 .tl-flip .tl-tok:hover::after,.tl-flip .tl-tok:focus-visible::after{left:auto;right:0;}
+/* a long box (span_model's tl-long, see breakable) is the one that may break: an inline-block, so it
+   first moves to a line of its own, and inside it white-space:pre except at its tl-brk elements, each
+   a soft hyphen drawn as ↩ where its line breaks and as nothing elsewhere (generated content: never
+   in the text nor in a copy of it); line-height:normal keeps it the height of an inline box */
+.tl-long{display:inline-block;max-width:100%;line-height:normal;vertical-align:baseline;}
+.tl-brk{white-space:pre-wrap;hyphens:manual;-webkit-hyphenate-character:"\\21A9";hyphenate-character:"\\21A9";}
+.tl-brk::before{content:"\\AD";}
+.tl-long[data-tip]:hover::after,.tl-long[data-tip]:focus-visible::after{top:calc(100% + .6em);}
 .tl-mark{color:#9ca3af;}
 .tl-nl{color:#6b7280;}
 .tl-group{outline:2px dashed #6b7280;outline-offset:-1px;}
@@ -199,6 +211,86 @@ CSS = """
 """ + _palette_css() + """
 </style>
 """
+
+
+LONG_CELLS = 16  # a box whose line is wider than this many cells can break (breakable): at XL (1.6rem)
+#                  a phone's line holds about 22 cells, so every box up to this width fits one line
+CONTINUED = "\u21a9"  # ↩, drawn where a long box's line breaks (the CSS's hyphenate-character)
+_UNBROKEN = frozenset(("ids", "wm", "nl"))  # parts that stay whole: "[3]", "##", "</w>", a run of ↵
+MAX_BREAKS = 4096  # break marks in one box, about at most (breakable)
+BREAK_STEP = 16    # clusters between two marks, at most: every line holds more (LONG_CELLS)
+
+
+def cells(s: str) -> int:
+    """Monospace cells of `s`: East Asian wide characters and emoji take two, combining marks none."""
+    if s.isascii():
+        return len(s)
+    n, prev = 0, ""
+    for ch in s:
+        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
+            # subtle: after the app's ◌ a mark is drawn beside it, not on it (◌ and most marks come from
+            # different fallback fonts, which do not combine), so it takes a cell there
+            n += prev == "◌"
+        else:
+            n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        prev = ch
+    return n
+
+
+def is_long(parts: Sequence[Sequence[str]]) -> bool:
+    """Whether a box's parts hold a line wider than LONG_CELLS (a cheap length check first: a line
+    of up to LONG_CELLS / 2 characters is narrower, wide or not)."""
+    if sum(len(t) for _, t in parts) <= LONG_CELLS // 2:
+        return False
+    return any(cells(line) > LONG_CELLS for line in "".join(t for _, t in parts).split("\n"))
+
+
+def breakable(parts: Sequence[Sequence[str]], *, fast: bool = True) -> list[list[str]]:
+    """A long box's parts (as span_model's rows hold them: [class, text] lists) with a ["brk", ""] part
+    between every two grapheme clusters: the only places its lines may break, each drawn as ↩ when it
+    does (the CSS, and spans_svg). A cluster (a letter and its accents, an emoji sequence, a flag) is
+    never split, nor the parts in _UNBROKEN, nor ◌ from the mark it carries; a line break needs no
+    mark. A giant box (a token of a million "a"s from an uploaded vocabulary) gets at most about
+    MAX_BREAKS marks: one every `step` clusters, at most BREAK_STEP (its lines then end up to that many
+    cells short). `fast=False`: every part through the regex (the reference a test holds the ASCII
+    shortcut equal to)."""
+    step = min(BREAK_STEP, max(1, -(-sum(len(t) for _, t in parts) // MAX_BREAKS)))
+    out: list[list[str]] = []
+    prev = ""
+    since = 0  # clusters since the last break mark
+    for c, t in parts:
+        if fast and t and t.isascii() and prev.isascii() and prev not in ("\r", "\n") and "\r" not in t \
+                and "\n" not in t and c not in _UNBROKEN and c != "mark":
+            # ASCII without line breaks: every character is a cluster of its own that extends nothing
+            # before it (most long boxes: runs of "=", URLs, base64), so no regex per character
+            at = 0
+            while at < len(t):
+                if since >= step:
+                    if prev:
+                        out.append(["brk", ""])
+                    since = 0
+                piece = t[at:at + step - since]
+                if out and out[-1][0] == c:
+                    out[-1] = [c, out[-1][1] + piece]
+                else:
+                    out.append([c, piece])
+                since += len(piece)
+                at += len(piece)
+                prev = piece[-1]
+            continue
+        for u in [t] if c in _UNBROKEN or c == "mark" else regex.findall(r"\X", t):
+            if not prev or regex.match(r"\X", prev + u).end() <= len(prev):  # u starts a cluster
+                if since >= step:
+                    if prev and prev != "\n" and u != "\n" and c != "ids":
+                        out.append(["brk", ""])
+                    since = 0
+                since += 1
+            if out and out[-1][0] == c:
+                out[-1] = [c, out[-1][1] + u]
+            else:
+                out.append([c, u])
+            prev = u
+    return out
 
 
 def _visible_parts(s: str, whitespace: bool) -> list[tuple[str, str]]:
@@ -426,8 +518,13 @@ def span_model(text: str, tokens: Sequence[Token], *, whitespace: bool = False, 
             if tip is None:
                 tip = tip_of[first.id] = len(tips)
                 tips.append(segment_tooltip(seg, text, rank_of, unknown_id))
+        long = is_long(body)
+        if long:
+            if "\n" not in core:  # one line: it moves to a line of its own before it breaks (the CSS)
+                classes.append("tl-long")
+            body = breakable(body)  # already the lists a row holds
         rows.append([" ".join(classes), tip, " ".join(str(t.id) for t in seg.tokens), pos,
-                     [list(p) for p in body], breaks])
+                     body if long else [list(p) for p in body], breaks])
         pos += len(seg.tokens)
     return {"owner": owner or "", "flip": flip_tips, "font": font_size or "", "label": label, "tips": tips,
             "segs": rows, "labels": labels, "label_of": label_of}
@@ -495,6 +592,17 @@ def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
     `unknown_id`: the tokenizer's unknown token, drawn red over the text it stands for; `label`: the
     block's name for a screen reader (each token is named by its text, said readably, and its id)."""
     return model_html(span_model(text, tokens, **options))
+
+
+def box_inner(s: str, whitespace: bool = False) -> tuple[str, str]:
+    """(extra classes, inner HTML) of a box drawn around the text `s` outside span_model (Inside's
+    pre-tokenization chunks and merge steps): the text escaped, whitespace marked with `whitespace`, and
+    a box wider than LONG_CELLS given its break marks as span_model does (" tl-long" unless the text
+    holds a line break; "" for an ordinary box)."""
+    parts = _visible_parts(s, whitespace)
+    if not is_long(parts):
+        return "", _parts_html(parts)
+    return ("" if "\n" in s else " tl-long"), _parts_html(breakable(parts))
 
 
 def visible(s: str, whitespace: bool) -> str:
