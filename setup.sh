@@ -52,6 +52,10 @@ REQ=requirements.txt
 # same build then compiles the C to WebAssembly for the browser when clang, lld and wasi-libc are
 # installed, and otherwise skips it with one line (nothing else depends on it yet)
 .venv/bin/python -m tokenizers.bpe.native.build
+# Quirks' Numbers figures (how each vocabulary cuts 0-9999), one small file per vocabulary, so a fresh
+# server's first view of that tab loads no vocabulary (tokenizers/analysis/numbers.py); without them
+# the tab computes and writes them at first use
+.venv/bin/python -m tokenizers.analysis.numbers || echo "setup: the Numbers figures are left for first use (above)"
 # test tools only: axe-core (the accessibility audit of tests/e2e/test_a11y_browser.py) from npm, fetched
 # once with npm's own client and checked against its pinned sha256 and integrity; without npm it says so
 # and set-up goes on (the browser tests then skip loudly, or fail under E2E_REQUIRED=1)
