@@ -344,11 +344,11 @@ def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> 
     upload or a Lab model), or when the app does not serve static files: that column waits for the server."""
     assets = browser_assets.live_assets(name) if st.get_option("server.enableStaticServing") else None
     txt, res = (s.clean, s.results) if which == "a" else (s.clean_b, s.results_b)
-    per, pages = page_windows(txt, res)
+    per, _ = page_windows(txt, res)  # a text that grows past its page while typed is drawn a page at a time
     return {"source": f"{K}text" if which == "a" else f"{K}text_b", "assets": assets,
             "head": name if which == "a" else f"{name}:b", "parse": s.inputs.parse_special,
             "whitespace": s.inputs.show_ws, "alternating": s.inputs.alternating,
-            "win": [per, page_slice[0] // per] if pages > 1 else None, "limit": limits.COMPARE_TEXT_BYTES}
+            "win": [per, page_slice[0] // per], "limit": limits.COMPARE_TEXT_BYTES}
 
 
 # -- the columns, a page of the text at a time --------------------------------------------------------------
