@@ -163,3 +163,25 @@ def test_payloads_typed_reach_the_browser_spans_only_as_text(browser, app_url):
             assert got["executed"] == 0 and not got["found"] and not got["missing"], got
     finally:
         w.close()
+
+
+def test_a_slow_host_script_still_loads_every_vocabulary(browser, app_url):
+    """The vocabularies arrive before the host script (tl_wasm.js) that reads them: each waits for it
+    (a race once left a column on the server with "TokenLensWasm is not defined")."""
+    import time
+
+    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
+
+    def slow(route):
+        time.sleep(2)
+        route.continue_()
+
+    ctx.route("**/app/static/tl/*.js", slow)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{app_url}/?tokenizers={','.join(IN_BROWSER[:3])}")
+        wait_for_app(page, TIMEOUT)
+        page.wait_for_function(READY, arg=3, timeout=TIMEOUT)
+        assert not page.locator(".tl-live-engine").text_content()
+    finally:
+        ctx.close()

@@ -61,9 +61,8 @@ export function loadVocab(assets) {
   let got = LIVE.vocabs.get(assets.vocab);
   if (!got) {
     got = (async () => {
-      const data = await bytesOf(assets.vocab);
+      const [core, data] = await Promise.all([LIVE.core, bytesOf(assets.vocab)]);  // the host script first
       if ((await TokenLensWasm.verifyBlob(data)) === false) throw new Error("the vocabulary file is damaged");
-      const core = await LIVE.core;
       return { vocab: core.vocab(data), table: tokenTable(TokenLensWasm.readBlob(data)), names: await LIVE.names };
     })();
     LIVE.vocabs.set(assets.vocab, got);
