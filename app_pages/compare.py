@@ -319,7 +319,7 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
         here = s.pinned and s.pinned[0] == name and s.pinned[1] == which
         live = live_spans(s, name, which, page_slice)
         if live["assets"] is None:
-            st.caption("Updates after a pause in typing, from the server (this tokenizer does not run in the browser).")
+            st.caption(f"Updates after a pause in typing, from the server ({live['why']}).")
         token_spans(component_key(f"{K}spans", name, which),
                     span_model(txt, shown, whitespace=inp.show_ws, alternating=inp.alternating, marks=marks,
                                rank_of=tok.merge_rank, flip_tips=k == 1 and not inp.present,
@@ -342,13 +342,15 @@ def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> 
     its tokenizer encoded in the browser by the WebAssembly core, on the page of the text this run draws.
     "assets" is None for a tokenizer the browser cannot run (a tokenizer.json pipeline, SentencePiece, an
     upload or a Lab model), or when the app does not serve static files: that column waits for the server."""
-    assets = browser_assets.live_assets(name) if st.get_option("server.enableStaticServing") else None
+    static = st.get_option("server.enableStaticServing")
+    assets = browser_assets.live_assets(name) if static else None
+    why = "" if assets else browser_assets.server_only_reason(name) if static else "this server serves no static files"
     txt, res = (s.clean, s.results) if which == "a" else (s.clean_b, s.results_b)
     per, _ = page_windows(txt, res)  # a text that grows past its page while typed is drawn a page at a time
     return {"source": f"{K}text" if which == "a" else f"{K}text_b", "assets": assets,
             "head": name if which == "a" else f"{name}:b", "parse": s.inputs.parse_special,
             "whitespace": s.inputs.show_ws, "alternating": s.inputs.alternating,
-            "win": [per, page_slice[0] // per], "limit": limits.COMPARE_TEXT_BYTES}
+            "win": [per, page_slice[0] // per], "limit": limits.COMPARE_TEXT_BYTES, "why": why}
 
 
 # -- the columns, a page of the text at a time --------------------------------------------------------------

@@ -103,6 +103,13 @@ def names_url() -> str:
     return publish(json.dumps(spoken_names(), ensure_ascii=False, sort_keys=True).encode("utf-8"), ".json")
 
 
+def server_only_reason(name: str) -> str:
+    """Why a column with no live_assets waits for the server, in a few words for its caption."""
+    if core_urls() is None:
+        return "this server has no WebAssembly build of the tokenizers"
+    return "this tokenizer does not run in the browser"
+
+
 def live_assets(name: str) -> dict | None:
     """What a spans component needs to encode `name`'s columns in the browser ({"wasm", "host", "vocab",
     "names"}), or None when this column stays on the server."""
