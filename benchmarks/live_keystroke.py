@@ -12,6 +12,8 @@ keystroke at the start of the text after a pause (as benchmarks/app_speed.py typ
   * draw: the browser's own time per keystroke and column (encode + build + DOM), from the page;
   * runs asked while typing 20 keys at 80 ms apart with every column in the browser (custom_bpe, gpt2,
     cl100k_base, o200k_base): the server's runs per keystroke;
+  * the files the browser fetches (service/browser_assets.py): bytes on a first visit, requests after
+    moving to another page and back, bytes on a second visit in the same browser;
   * a 1 MB paste: until the box holds it, and until the in-browser columns show its first page.
 Medians of --repeat keystrokes. Ends with one JSON line.
 """
@@ -140,12 +142,44 @@ def big_paste(browser, url: str) -> dict:
     page.wait_for_function("n => document.querySelector('.tl-live textarea').value.length === n", arg=len(text),
                            timeout=120_000, polling="raf")
     landed = page.evaluate("() => performance.now()")
-    page.wait_for_function("() => { const l = [...document.querySelectorAll('.tl-spans[data-live=browser]')];"
-                           " return l.length === 3 && l.every(s => s.textContent.startsWith('W')); }",
-                           timeout=120_000, polling="raf")
-    drawn = page.evaluate("() => performance.now()")
+    try:
+        page.wait_for_function("() => { const l = [...document.querySelectorAll('.tl-spans[data-live=browser]')];"
+                               " return l.length === 3 && l.every(s => s.textContent.startsWith('W')); }",
+                               timeout=120_000, polling="raf")
+        drawn = page.evaluate("() => performance.now()")
+    except Exception:  # say what the page shows instead of stopping the whole run
+        print("  1 MB paste: the browser columns did not redraw:", page.evaluate(
+            "() => [...document.querySelectorAll('.tl-spans')].map(s => [s.dataset.live, s.textContent.slice(0, 12)])"),
+            file=sys.stderr)
+        drawn = float("nan")
     ctx.close()
     return {"paste_1MB_in_box_ms": landed - t, "paste_1MB_browser_spans_ms": drawn - t}
+
+
+def transfers(browser, url: str) -> dict:
+    """Bytes fetched from static/tl/ (service/browser_assets.py) on a first visit, after moving to Inside and
+    back within it, and on a second visit in the same browser (its HTTP cache)."""
+    ctx = browser.new_context()
+    got = {}
+    entries = ("performance.getEntriesByType('resource').filter(e => e.name.includes('/static/tl/'))"
+               ".map(e => [e.name.split('/').pop(), e.encodedBodySize, e.transferSize, e.decodedBodySize])")
+    for visit in ("first", "second"):
+        page = ctx.new_page()
+        page.goto(url + "/")
+        page.wait_for_function(READY, arg=3, timeout=120_000)
+        got[visit] = page.evaluate(entries)
+        if visit == "first":
+            page.locator("[data-testid='stSidebarNav'] a[href$='/inside']").click()
+            page.wait_for_timeout(3000)
+            page.locator("[data-testid='stSidebarNav'] a").first.click()
+            page.wait_for_function(READY, arg=3, timeout=120_000)
+            got["requests_after_inside_and_back"] = len(page.evaluate(entries))
+        page.close()
+    ctx.close()
+    return {"first_visit_bytes": sum(e[2] for e in got["first"]),
+            "first_visit_uncompressed": sum(e[3] for e in got["first"]),
+            "files": len(got["first"]), "requests_after_inside_and_back": got["requests_after_inside_and_back"],
+            "second_visit_bytes": sum(e[2] for e in got["second"]), "detail": got["first"]}
 
 
 def main() -> None:
@@ -161,6 +195,7 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
             typed = {label: keystrokes(browser, srv.url, label, args.repeat) for label in SIZES}
             runs = runs_while_typing(browser, srv.url)
+            fetched = transfers(browser, srv.url)
             pasted = big_paste(browser, srv.url)
             browser.close()
     finally:
@@ -180,7 +215,11 @@ def main() -> None:
           f"typing 20 keys 80 ms apart, {runs['messages_after_the_pause']} in all after the pause")
     print(f"- a 1 MB paste: in the box after {pasted['paste_1MB_in_box_ms']:.0f} ms, its first page drawn by the "
           f"browser after {pasted['paste_1MB_browser_spans_ms']:.0f} ms")
-    print(json.dumps({"typed": typed, "runs": runs, "paste": pasted}))
+    print(f"- files from static/tl/: {fetched['files']}, {fetched['first_visit_bytes'] / 1000:,.0f} KB on a first visit "
+          f"({fetched['first_visit_uncompressed'] / 1000:,.0f} KB uncompressed), "
+          f"{fetched['requests_after_inside_and_back']} requests in all after Inside and back, "
+          f"{fetched['second_visit_bytes']} bytes on a second visit")
+    print(json.dumps({"typed": typed, "runs": runs, "transfers": fetched, "paste": pasted}))
 
 
 if __name__ == "__main__":
