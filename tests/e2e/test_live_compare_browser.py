@@ -217,3 +217,24 @@ def test_a_1mb_paste_lands_at_once_and_the_browser_draws_its_first_page(browser,
         assert counts(page) == {n: len(library_ids(n, big)) for n in names}
     finally:
         ctx.close()
+
+
+def test_a_click_right_after_typing_pins_the_token_of_the_new_text(browser, app_url):
+    """A token clicked before the box's pause is over: leaving the box sends the text first, so the
+    server pins the clicked token of the text the browser drew, not of the text it had."""
+    ctx, page = open_compare(browser, app_url, ["gpt2"])
+    try:
+        page.wait_for_function(READY, arg=1, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        box.press_sequentially("Zebra ", delay=30)
+        page.wait_for_function(LIVE_DRAWN, arg=[1, "Zebra"], timeout=TIMEOUT)
+        before = runs_asked(page)
+        page.locator(".tl-spans[data-live=browser] .tl-tok").first.click()
+        settle(page, TIMEOUT, after=before)
+        first = library_ids("gpt2", box.input_value())[0]
+        page.get_by_text(f"Token {first} in").wait_for(timeout=TIMEOUT)
+    finally:
+        ctx.close()

@@ -136,6 +136,9 @@ export default function ({ data, parentElement, setStateValue }) {
     box.setRangeText(v, box.selectionStart, box.selectionEnd, "end");
     onInput();
   };
+  // leaving the box (a click on a token, a toggle) sends what waits at once, so that the run the click
+  // asks for already has the text the browser drew (a pinned token's position is in that text)
+  const onBlur = () => { if (s.timer) send(); };
   // Streamlit calls this function again whenever the data changes, without the cleanup returned
   // last time (that runs only on unmount): take the previous listeners off first
   if (s.off) s.off();
@@ -143,6 +146,7 @@ export default function ({ data, parentElement, setStateValue }) {
   box.addEventListener("keydown", onKey);
   box.addEventListener("paste", onPaste);
   box.addEventListener("beforeinput", onBeforeInput);
+  box.addEventListener("blur", onBlur);
   apply.addEventListener("click", send);
   refresh();
   return (s.off = () => {
@@ -151,6 +155,7 @@ export default function ({ data, parentElement, setStateValue }) {
     box.removeEventListener("keydown", onKey);
     box.removeEventListener("paste", onPaste);
     box.removeEventListener("beforeinput", onBeforeInput);
+    box.removeEventListener("blur", onBlur);
     apply.removeEventListener("click", send);
   });
 }
