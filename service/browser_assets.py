@@ -73,9 +73,14 @@ def vocab_url(name: str) -> str | None:
     if name not in REGISTRY:
         return None
     try:
-        return publish(blob.serialize(get_tokenizer(name)).data, ".bin")
+        made = blob.serialize(get_tokenizer(name))
     except ValueError:
         return None
+    # the spans built in the browser (ui/web/live_spans.js) are byte-level BPE's: a blob of another
+    # algorithm (a SentencePiece model: "algorithm" in its header) stays on the server
+    if made.header.get("algorithm") is not None:
+        return None
+    return publish(made.data, ".bin")
 
 
 def spoken_names() -> dict[str, str]:
