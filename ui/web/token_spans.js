@@ -7,7 +7,13 @@
 // With `live` in the data (Compare), the spans also follow the live text box as the person types: the
 // box's text is encoded in the browser by the WebAssembly core and drawn from buildModel (live_spans.js,
 // which this file follows in the component's script), until the server's next run draws them again.
-function draw(root, data) {
+// A live (browser) draw puts the first FIRST boxes on screen at once and the rest STEP at a time in the
+// following frames, unless a newer draw comes first: while someone types, the browser lays out only the
+// top of each column (what is in view under the box), and the whole page window once typing pauses.
+const FIRST = 600, STEP = 1500;
+
+function draw(root, data, progressive = false) {
+  const gen = (root.tlGen = (root.tlGen || 0) + 1);  // a newer draw stops an older one's later frames
   const owned = !!data.owner;
   const div = document.createElement("div");
   div.className = "tl-spans" + (data.flip ? " tl-flip" : "");
@@ -19,37 +25,48 @@ function draw(root, data) {
   const tips = data.tips;
   const labels = data.labels || [], labelOf = data.label_of || [];
   let stop = null;
-  data.segs.forEach(([cls, tip, ids, pos, parts, breaks], k) => {
-    const box = document.createElement("span");
-    box.className = cls;
-    box.dataset.tip = tips[tip];
-    box.dataset.ids = ids;
-    box.dataset.pos = String(pos);
-    box.setAttribute("role", owned ? "option" : "img");
-    box.setAttribute("aria-label", labels[labelOf[k]] || "");
-    if (owned) {  // one tab stop (below); token_clicks.js moves it
-      if (box.classList.contains("tl-pin")) {
-        box.setAttribute("aria-selected", "true");
-        stop = stop || box;
+  const add = (from, to) => {
+    for (let k = from; k < to; k++) {
+      const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
+      const box = document.createElement("span");
+      box.className = cls;
+      box.dataset.tip = tips[tip];
+      box.dataset.ids = ids;
+      box.dataset.pos = String(pos);
+      box.setAttribute("role", owned ? "option" : "img");
+      box.setAttribute("aria-label", labels[labelOf[k]] || "");
+      if (owned) {  // one tab stop (below); token_clicks.js moves it
+        if (box.classList.contains("tl-pin")) {
+          box.setAttribute("aria-selected", "true");
+          stop = stop || box;
+        }
       }
-    }
-    for (const [kind, text] of parts) {
-      if (!kind) {
-        box.append(text);
-      } else {
-        const mark = document.createElement("span");
-        mark.className = "tl-" + kind;
-        mark.textContent = text;
-        box.append(mark);
+      for (const [kind, text] of parts) {
+        if (!kind) {
+          box.append(text);
+        } else {
+          const mark = document.createElement("span");
+          mark.className = "tl-" + kind;
+          mark.textContent = text;
+          box.append(mark);
+        }
       }
+      div.append(box);
+      if (breaks) div.append(breaks);
+      div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
     }
-    div.append(box);
-    if (breaks) div.append(breaks);
-    div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
-  });
+  };
+  const n = data.segs.length, first = progressive ? Math.min(n, FIRST) : n;
+  add(0, first);
   stop = stop || div.querySelector(".tl-tok");
   if (owned && stop) stop.tabIndex = 0;
   root.replaceChildren(div);
+  const more = (from) => {
+    if (root.tlGen !== gen || from >= n) return;
+    add(from, Math.min(n, from + STEP));
+    requestAnimationFrame(() => more(from + STEP));
+  };
+  if (first < n) requestAnimationFrame(() => more(first));
   return div;
 }
 
@@ -75,7 +92,7 @@ function liveDraw(st) {
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
   const built = liveModel(st.v, text, L, st.data);
-  const div = draw(st.root, built.model);
+  const div = draw(st.root, built.model, true);
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
   st.drawn = text;
