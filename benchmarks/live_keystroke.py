@@ -139,7 +139,8 @@ def big_paste(browser, url: str) -> dict:
     box.press("Control+A")
     t = page.evaluate("() => performance.now()")
     box.press("Control+V")
-    page.wait_for_function("n => document.querySelector('.tl-live textarea').value.length === n", arg=len(text.encode("utf-16-le")) // 2,
+    units = len(text.encode("utf-16-le")) // 2  # the box's length in JavaScript's UTF-16 units
+    page.wait_for_function("n => document.querySelector('.tl-live textarea').value.length === n", arg=units,
                            timeout=120_000, polling="raf")
     landed = page.evaluate("() => performance.now()")
     try:
