@@ -101,8 +101,15 @@ function liveDraw(st) {
   st.root.dataset.drawStart = String(t0);
 }
 
+// the next frame; a long text one frame later, so that the box shows a big paste before the columns'
+// work (a megabyte takes the browser a second or more to encode and lay out)
 function schedule(st) {
-  if (!st.frame) st.frame = requestAnimationFrame(() => liveDraw(st));
+  if (st.frame) return;
+  const big = (LIVE.text.get(st.data.live.source) || "").length > 100000;
+  st.frame = requestAnimationFrame(() => {
+    if (big) st.frame = requestAnimationFrame(() => liveDraw(st));
+    else liveDraw(st);
+  });
 }
 
 function sayFallback(reason) {
