@@ -23,7 +23,7 @@ from app_pages.widgets import (boundaries_view, bump, component_key, live_text, 
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
 from ui import analysis, export, paging
-from service import limits
+from service import browser_assets, limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
 from ui.figures import color_of, plotly_text
@@ -360,12 +360,15 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
             st.caption(f"{len(marks):,} {'boundary' if len(marks) == 1 else 'boundaries'} "
                        f"in the whole text not in {md_title(s.ref)} (red edge).")
         here = s.pinned and s.pinned[0] == name and s.pinned[1] == which
+        live = live_spans(s, name, which, page_slice)
+        if live["assets"] is None:
+            st.caption(f"Updates after a pause in typing, from the server ({live['why']}).")
         token_spans(component_key(f"{K}spans", name, which),
                     span_model(txt, shown, whitespace=inp.show_ws, alternating=inp.alternating, marks=marks,
                                rank_of=tok.merge_rank, flip_tips=k == 1 and not inp.present,
                                owner=f"compare:{name}:{which}", start=lo, pinned=s.pinned[2] if here else None,
                                font_size=inp.font,
-                               label=f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"))
+                               label=f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"), live)
         if here and lo <= s.pinned[2] < hi:
             pinned_panel(s, name, toks, s.pinned[2], txt)
     elif inp.view == "Text with boundaries":
@@ -375,6 +378,22 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
     else:
         st.dataframe(pd.DataFrame(export.token_rows(shown)), hide_index=True,
                      height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}_{which}")
+
+
+def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> dict:
+    """What lets a column's spans follow the text box as the person types (issue 22; widgets.token_spans):
+    its tokenizer encoded in the browser by the WebAssembly core, on the page of the text this run draws.
+    "assets" is None for a tokenizer the browser cannot run (a tokenizer.json pipeline, SentencePiece, an
+    upload or a Lab model), or when the app does not serve static files: that column waits for the server."""
+    static = st.get_option("server.enableStaticServing")
+    assets = browser_assets.live_assets(name) if static else None
+    why = "" if assets else browser_assets.server_only_reason(name) if static else "this server serves no static files"
+    txt, res = (s.clean, s.results) if which == "a" else (s.clean_b, s.results_b)
+    per, _ = page_windows(txt, res)  # a text that grows past its page while typed is drawn a page at a time
+    return {"source": f"{K}text" if which == "a" else f"{K}text_b", "assets": assets,
+            "head": name if which == "a" else f"{name}:b", "parse": s.inputs.parse_special,
+            "whitespace": s.inputs.show_ws, "alternating": s.inputs.alternating,
+            "win": [per, page_slice[0] // per], "limit": limits.COMPARE_TEXT_BYTES, "why": why}
 
 
 # -- the columns, a page of the text at a time --------------------------------------------------------------

@@ -21,12 +21,16 @@ def _asset(name: str) -> str:
 
 LIVE_LIMIT = 20_000      # UTF-8 bytes sent while typing; longer texts wait for Apply
 LIVE_DEBOUNCE_MS = 150   # the pause after the last keystroke before the text is sent
+# ... when every column that follows the box tokenizes in the browser (token_spans with `live`): the spans
+# follow each keystroke there, and the server runs (counts, chart, decoder) once typing pauses this long
+LIVE_IDLE_MS = 1000
 
 _live_text = st.components.v2.component(
     "token_lens.live_text",
     html='<div class="tl-live"><label class="tl-live-label"></label><textarea spellcheck="false"></textarea>'
          '<div class="tl-live-bar"><button class="tl-live-apply" type="button" hidden>Apply</button>'
-         '<span class="tl-live-status" aria-live="polite"></span></div></div>',
+         '<span class="tl-live-status" aria-live="polite"></span></div>'
+         '<div class="tl-live-engine" aria-live="polite"></div></div>',
     css=_asset("live_text.css"), js=_asset("live_text.js"), isolate_styles=False)  # a page's own textarea
 
 _token_clicks = st.components.v2.component("token_lens.token_clicks", js=_asset("token_clicks.js"))
@@ -53,14 +57,27 @@ _boundaries = st.components.v2.component(
     css=_asset("boundaries.css"), js=_asset("boundaries.js"))
 
 
+def spans_js() -> str:
+    """The spans component's script: the in-browser span builder (live_spans.js), then the drawing."""
+    return _asset("live_spans.js") + "\n" + _asset("token_spans.js")
+
+
 _token_spans = st.components.v2.component(
     "token_lens.token_spans", html='<div class="tl-spans-root"></div>',
-    css=CSS.replace("<style>", "").replace("</style>", ""), js=_asset("token_spans.js"), isolate_styles=False)
+    css=CSS.replace("<style>", "").replace("</style>", ""), js=spans_js(), isolate_styles=False)
 
 
-def token_spans(key: str, model: dict) -> None:
+def token_spans(key: str, model: dict, live: dict | None = None) -> None:
     """Token spans from ui.spans.span_model, drawn by the browser with DOM calls (for pages that
-    redraw them on every keystroke; st.html(render_spans(...)) draws the same from HTML)."""
+    redraw them on every keystroke; st.html(render_spans(...)) draws the same from HTML).
+
+    `live` makes them follow a live_text box as the person types: {"source": the box's key, "assets":
+    service.browser_assets.live_assets(name) or None (this column waits for the server), "head": the
+    column heading's data-tokenizer (its counts follow too), "parse", "whitespace", "alternating" (the
+    model's options), "win": [characters per page, page] or None for the whole text, "limit": the UTF-8
+    bytes above which the server cuts the text}. The server's next run draws them again."""
+    if live is not None:
+        model = {**model, "live": live}
     # as JSON bytes made once: given a dict, Streamlit would serialize it twice (payload and identity)
     _token_spans(key=key, data=json.dumps(model, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
@@ -96,7 +113,8 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
         take((st.session_state.get(box_key) or {}).get("text"))
 
     result = _live_text(key=box_key, data={"value": st.session_state[key], "rev": st.session_state[rev_key],
-                                           "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS, "label": label,
+                                           "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS, "idle": LIVE_IDLE_MS,
+                                           "key": key, "label": label,
                                            "placeholder": placeholder, "height": height, "font_size": font_size},
                         on_text_change=on_text)
     take(result.get("text"))

@@ -3,6 +3,10 @@
 // moment, when no earlier text is still being tokenized, goes at once; keystrokes that follow it
 // quickly are sent together `debounce` ms after the last of them, so a burst of typing costs one
 // rerun, not one per key, and at most one rerun is under way at a time.
+// Every edit is also announced on the page at once (a "tl-live-text" event, the text in
+// globalThis.__tlLive.text), for spans that tokenize in the browser (token_spans.js with `live`). When
+// every column following this box draws in the browser, the server waits for `idle` ms of quiet instead
+// (no run per keystroke); its run then brings the counts, chart and decoder up to date.
 // The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
 export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".tl-live");
@@ -10,10 +14,16 @@ export default function ({ data, parentElement, setStateValue }) {
   const label = root.querySelector(".tl-live-label");
   const status = root.querySelector(".tl-live-status");
   const apply = root.querySelector(".tl-live-apply");
+  const engine = root.querySelector(".tl-live-engine");
+  const LIVE = (globalThis.__tlLive = globalThis.__tlLive || { text: new Map(), server: new Map(), columns: new Map(),
+    vocabs: new Map(), core: null, names: null, failed: "" });
   const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null, busy: 0, last: 0 });
   s.set = setStateValue;  // the newest one: a pending send uses it even after a rerun
   s.limit = data.limit;
   s.debounce = data.debounce;
+  s.idle = data.idle || data.debounce;
+  s.key = data.key;
+  if (engine) engine.textContent = LIVE.failed;
 
   label.textContent = data.label;
   box.setAttribute("aria-label", data.label);
@@ -29,6 +39,18 @@ export default function ({ data, parentElement, setStateValue }) {
     s.sent = data.value;
   }
   if (data.value === s.sent) s.busy = 0;  // Python has drawn what was sent last
+  LIVE.server.set(s.key, data.value);
+  LIVE.text.set(s.key, box.value);
+  // the columns that follow this box all draw in the browser: the server need not run per keystroke
+  const inBrowser = () => {
+    let n = 0;
+    for (const c of LIVE.columns.values()) {
+      if (c.source !== s.key) continue;
+      if (!c.ready) return false;
+      n++;
+    }
+    return n > 0;
+  };
 
   const utf8Length = (v) => {
     let n = 0;
@@ -59,20 +81,24 @@ export default function ({ data, parentElement, setStateValue }) {
     const big = n > s.limit;
     apply.hidden = !big;
     root.dataset.mode = big ? "apply" : "live";
-    status.textContent = big
-      ? `Live updates pause above ${kb(s.limit)} so typing stays quick: this text is ${kb(n)}. ` +
-        "Press Apply (or Ctrl+Enter) to tokenize it."
-      : "";
+    status.textContent = !big ? ""
+      : inBrowser() ? `This text is ${kb(n)}: the spans follow your typing in the browser; the counts and chart ` +
+        `wait above ${kb(s.limit)}. Press Apply (or Ctrl+Enter) to update them.`
+      : `Live updates pause above ${kb(s.limit)} so typing stays quick: this text is ${kb(n)}. ` +
+        "Press Apply (or Ctrl+Enter) to tokenize it.";
     return big;
   };
   const onInput = () => {
     clearTimeout(s.timer);
+    LIVE.text.set(s.key, box.value);
+    window.dispatchEvent(new CustomEvent("tl-live-text", { detail: { key: s.key } }));
     const now = performance.now();
     const quiet = now - s.last > s.debounce;
     s.last = now;
     if (refresh()) return;
     if (s.busy && now - s.busy > 3000) s.busy = 0;  // never wait on a reply that did not come
-    if (quiet && !s.busy) send();
+    if (inBrowser()) s.timer = setTimeout(send, s.idle);
+    else if (quiet && !s.busy) send();
     else s.timer = setTimeout(send, s.debounce);
   };
   const onKey = (e) => {
@@ -110,6 +136,9 @@ export default function ({ data, parentElement, setStateValue }) {
     box.setRangeText(v, box.selectionStart, box.selectionEnd, "end");
     onInput();
   };
+  // leaving the box (a click on a token, a toggle) sends what waits at once, so that the run the click
+  // asks for already has the text the browser drew (a pinned token's position is in that text)
+  const onBlur = () => { if (s.timer) send(); };
   // Streamlit calls this function again whenever the data changes, without the cleanup returned
   // last time (that runs only on unmount): take the previous listeners off first
   if (s.off) s.off();
@@ -117,6 +146,7 @@ export default function ({ data, parentElement, setStateValue }) {
   box.addEventListener("keydown", onKey);
   box.addEventListener("paste", onPaste);
   box.addEventListener("beforeinput", onBeforeInput);
+  box.addEventListener("blur", onBlur);
   apply.addEventListener("click", send);
   refresh();
   return (s.off = () => {
@@ -125,6 +155,7 @@ export default function ({ data, parentElement, setStateValue }) {
     box.removeEventListener("keydown", onKey);
     box.removeEventListener("paste", onPaste);
     box.removeEventListener("beforeinput", onBeforeInput);
+    box.removeEventListener("blur", onBlur);
     apply.removeEventListener("click", send);
   });
 }

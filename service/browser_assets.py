@@ -1,0 +1,125 @@
+"""The files a browser fetches to tokenize while typing (issue 22): the WebAssembly build of the C core,
+its JavaScript host (tokenizers/bpe/native/tl_wasm.js), each vocabulary's blob (blob.serialize) and the
+table of character names the spans' accessible labels use.
+
+They are served by Streamlit's static file serving (`server.enableStaticServing`, .streamlit/config.toml):
+written once per process, on first use, into <app folder>/static/tl/ (ignored by git) under a name made of
+their sha256, and fetched by the page at app/static/tl/<sha256>.<ext>. The name changes whenever the bytes
+do, so the browser may keep a file as long as it likes, and each reaches a visitor once (ui/web/live_spans.js
+keeps what it loaded for the rest of the visit). Nothing is downloaded: the module is the one set-up built,
+or the one the first use builds (lib.build_on_first_use), and without it every column stays on the server.
+
+Only the app's own vocabularies (the registry's byte-level BPE ones) are published: a visitor's uploaded or
+trained tokenizer never becomes a public file."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import sys
+import tempfile
+import unicodedata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "static" / "tl"   # Streamlit serves <folder of app.py>/static at app/static
+URL = "app/static/tl/"            # relative to the page, so a server.baseUrlPath is kept
+log = logging.getLogger("token_lens.browser_assets")
+
+
+def publish(data: bytes, suffix: str) -> str:
+    """The URL of `data` under the static folder, written there (atomically) if it is not yet."""
+    name = hashlib.sha256(data).hexdigest()[:24] + suffix
+    path = STATIC / name
+    if not path.exists():
+        STATIC.mkdir(parents=True, exist_ok=True)
+        ignore = STATIC.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# written at run time by service/browser_assets.py\n*\n", encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(dir=STATIC, suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    return URL + name
+
+
+@functools.lru_cache(maxsize=1)
+def core_urls() -> tuple[str, str] | None:
+    """(module URL, host script URL), or None when the WebAssembly build is missing and cannot be made
+    here (no clang's wasm32 target, or TOKEN_LENS_PROVISION=0)."""
+    from tokenizers.bpe.native import lib
+
+    path = lib.wasm_path()
+    if not path.exists() and lib.build_on_first_use():
+        from tokenizers.bpe.native import build
+
+        build.build_wasm(log=log.info)
+    if not path.exists():
+        return None
+    return publish(path.read_bytes(), ".wasm"), publish((lib.HERE / "tl_wasm.js").read_bytes(), ".js")
+
+
+@functools.lru_cache(maxsize=64)
+def vocab_url(name: str) -> str | None:
+    """The URL of a registry vocabulary's blob, or None when the browser cannot encode it (a pipeline,
+    SentencePiece, a pattern the C pre-tokenizer has no mode for)."""
+    from tokenizers import REGISTRY, get_tokenizer
+    from tokenizers.bpe.native import blob
+
+    if name not in REGISTRY:
+        return None
+    try:
+        made = blob.serialize(get_tokenizer(name))
+    except ValueError:
+        return None
+    # the spans built in the browser (ui/web/live_spans.js) are byte-level BPE's: a blob of another
+    # algorithm (a SentencePiece model: "algorithm" in its header) stays on the server
+    if made.header.get("algorithm") is not None:
+        return None
+    return publish(made.data, ".bin")
+
+
+def spoken_names() -> dict[str, str]:
+    """Every character tokenizers.core.html.spoken says by name (except space, tab, newline and carriage
+    return, which it names itself): its Unicode name in lower case, or U+XXXX for one without a name."""
+    from tokenizers.core.html import _spoken_char
+
+    out = {}
+    for cp in range(sys.maxunicode + 1):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        if ch in " \n\t\r":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cf", "Cc", "Zl", "Zp", "Zs") or ch.isspace() or ch == "\ufffd":
+            name = _spoken_char(ch)
+            if name is not None:
+                out[ch] = name
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def names_url() -> str:
+    return publish(json.dumps(spoken_names(), ensure_ascii=False, sort_keys=True).encode("utf-8"), ".json")
+
+
+def server_only_reason(name: str) -> str:
+    """Why a column with no live_assets waits for the server, in a few words for its caption."""
+    if core_urls() is None:
+        return "this server has no WebAssembly build of the tokenizers"
+    return "this tokenizer does not run in the browser"
+
+
+def live_assets(name: str) -> dict | None:
+    """What a spans component needs to encode `name`'s columns in the browser ({"wasm", "host", "vocab",
+    "names"}), or None when this column stays on the server."""
+    core = core_urls()
+    vocab = vocab_url(name) if core else None
+    if vocab is None:
+        return None
+    return {"wasm": core[0], "host": core[1], "vocab": vocab, "names": names_url()}

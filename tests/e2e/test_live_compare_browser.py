@@ -1,0 +1,240 @@
+"""Issue 22 on the page: Compare's columns whose vocabulary runs in the browser (the WebAssembly core and
+the blobs served by service/browser_assets.py) redraw on every keystroke without a server run, with the
+library's ids; the server's run after the pause draws the same; columns that cannot run there say so;
+without WebAssembly every column falls back to the server and the page says so once; payloads typed in
+reach the browser-drawn spans only as text."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import new_context, rerun, runs_asked, screenshot, settle, wait_for_app
+from tests.e2e.test_payloads_browser import Watch
+from tests.payloads import PAYLOADS
+
+pytestmark = pytest.mark.e2e
+
+IN_BROWSER = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+TIMEOUT = 90_000
+READY = """n => { const L = globalThis.__tlLive; if (!L) return false;
+  const cols = [...L.columns.values()]; return cols.length === n && cols.every(c => c.ready); }"""
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"  # a redraw has run
+LIVE_DRAWN = """([n, text]) => { const s = [...document.querySelectorAll('.tl-spans[data-live=browser]')];
+  return s.length === n && s.every(e => e.textContent.replace(/[\\s·↵→␍]/g, '').includes(text)); }"""
+
+
+def open_compare(browser, app_url, names, *, init: str | None = None, **query):
+    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
+    if init:
+        ctx.add_init_script(init)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    q = "&".join(f"{k}={v}" for k, v in {"tokenizers": ",".join(names), **query}.items())
+    page.goto(f"{app_url}/?{q}")
+    wait_for_app(page, TIMEOUT)
+    page.wait_for_function(f"document.querySelectorAll('.tl-head').length === {len(names)}", timeout=TIMEOUT)
+    return ctx, page
+
+
+def library_ids(name: str, text: str, parse: bool = False) -> list[int]:
+    from tokenizers import get_tokenizer
+    from tokenizers.core.text import clean_text
+
+    tok = get_tokenizer(name)
+    clean, _ = clean_text(text)
+    return tok.encode(clean, allowed_special="all") if parse else tok.encode(clean, disallowed_special=())
+
+
+def drawn_ids(page) -> dict[str, list[int]]:
+    """Each browser-drawn column's ids, by its tokenizer (the heading above it)."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.tl-spans[data-live=browser]')]
+      .map(s => [s.closest('[data-testid=stVerticalBlock]').querySelector('.tl-head').dataset.tokenizer,
+                 s.dataset.ids ? s.dataset.ids.split(',').map(Number) : []]))""")
+
+
+def counts(page) -> dict[str, int]:
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.tl-head')].map(h =>
+      [h.dataset.tokenizer, parseInt(h.querySelector('.tl-count').textContent.replace(/,/g, ''))]))""")
+
+
+def test_typing_redraws_in_the_browser_without_a_server_run(browser, app_url):
+    ctx, page = open_compare(browser, app_url, IN_BROWSER)
+    try:
+        page.wait_for_function(READY, arg=len(IN_BROWSER), timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        before = runs_asked(page)
+        typed = "Zq👩‍👩‍👧 한국어 <|endoftext|> x"
+        box.press_sequentially(typed, delay=40)  # quicker than the 1 s the box waits for the server
+        page.wait_for_function(LIVE_DRAWN, arg=[len(IN_BROWSER), "Zq"], timeout=TIMEOUT)
+        page.evaluate(FRAMES)
+        assert runs_asked(page) == before, "a keystroke asked the server for a run"
+        text, got, heads = box.input_value(), drawn_ids(page), counts(page)
+        screenshot(page, "live-compare-typed")
+        assert text.startswith(typed)
+        assert got == {n: library_ids(n, text) for n in IN_BROWSER}
+        assert heads == {n: len(library_ids(n, text)) for n in IN_BROWSER}  # the headings follow
+        settle(page, TIMEOUT, after=before)  # the pause: one run, which draws the same from the server
+        assert runs_asked(page) == before + 1
+        assert not page.query_selector(".tl-spans[data-live=browser]")
+        assert counts(page) == {n: len(library_ids(n, text)) for n in IN_BROWSER}
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
+def test_special_tokens_parsed_and_whitespace_marks_in_the_browser(browser, app_url):
+    ctx, page = open_compare(browser, app_url, IN_BROWSER[1:3], special="1", ws="1")
+    try:
+        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        box.press_sequentially("<|endoftext|>a\tb ", delay=30)
+        page.wait_for_function(LIVE_DRAWN, arg=[2, "<|endoftext|>a"], timeout=TIMEOUT)
+        page.evaluate(FRAMES)
+        text, got = box.input_value(), drawn_ids(page)
+        special, ws = (page.locator(f".tl-spans[data-live=browser] {c}").count() for c in (".tl-special", ".tl-ws"))
+        assert got == {n: library_ids(n, text, parse=True) for n in IN_BROWSER[1:3]}
+        assert special >= 2 and ws > 0
+    finally:
+        ctx.close()
+
+
+def test_server_columns_are_labelled(browser, app_url):
+    ctx, page = open_compare(browser, app_url, ["gpt2", "mistral_sp"])
+    try:
+        page.wait_for_function(READY.replace("c.ready)", "c.ready !== undefined)"), arg=2, timeout=TIMEOUT)
+        labels = page.get_by_text("Updates after a pause in typing, from the server")
+        assert labels.count() == 1
+        # the label sits in Mistral's column, not GPT-2's
+        assert labels.first.evaluate("e => e.closest('[data-testid=stVerticalBlock]').querySelector('.tl-head')"
+                                     ".dataset.tokenizer") == "mistral_sp"
+        page.wait_for_function("() => [...globalThis.__tlLive.columns.values()].filter(c => c.ready).length === 1",
+                               timeout=TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        with rerun(page, TIMEOUT):  # a column on the server: the box still sends after its short pause
+            box.press_sequentially("Yo ", delay=30)
+        assert page.locator(".tl-spans").first.text_content().startswith("Yo")
+    finally:
+        ctx.close()
+
+
+def test_without_webassembly_every_column_falls_back(browser, app_url):
+    ctx, page = open_compare(browser, app_url, IN_BROWSER[:2], init="delete globalThis.WebAssembly;")
+    try:
+        note = page.locator(".tl-live-engine")
+        note.filter(has_text="Tokenizing in your browser is off").wait_for(timeout=TIMEOUT)
+        assert "no WebAssembly" in note.text_content()
+        assert page.get_by_text("Tokenizing in your browser is off").count() == 1  # said once
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        with rerun(page, TIMEOUT):
+            box.press("W")
+        assert not page.query_selector(".tl-spans[data-live=browser]")
+        assert page.locator(".tl-spans").first.text_content().startswith("W")
+        text = box.input_value()
+        assert counts(page) == {n: len(library_ids(n, text)) for n in IN_BROWSER[:2]}
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
+def test_payloads_typed_reach_the_browser_spans_only_as_text(browser, app_url):
+    w = Watch(browser, app_url)
+    try:
+        w.goto("", tokenizers=",".join(IN_BROWSER[:3]), special="1")
+        w.page.wait_for_function(READY, arg=3, timeout=TIMEOUT)
+        w.settle()
+        box = w.page.get_by_label("Text", exact=True)
+        names = ("script", "img_onerror", "svg_onload", "iframe_srcdoc", "javascript_link", "mxss_math")
+        for name in names:
+            box.fill(PAYLOADS[name])  # one input event: drawn in the browser at once
+            w.page.wait_for_function(LIVE_DRAWN, arg=[3, PAYLOADS[name][:12].replace(" ", "")], timeout=TIMEOUT)
+            got = w.check(f"Compare: typed, drawn in the browser ({name})", 1, spans=[PAYLOADS[name]], record=False)
+            assert got["executed"] == 0 and not got["found"] and not got["missing"], got
+    finally:
+        w.close()
+
+
+def test_a_slow_host_script_still_loads_every_vocabulary(browser, app_url):
+    """The vocabularies arrive before the host script (tl_wasm.js) that reads them: each waits for it
+    (a race once left a column on the server with "TokenLensWasm is not defined")."""
+    import time
+
+    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
+
+    def slow(route):
+        time.sleep(2)
+        route.continue_()
+
+    ctx.route("**/app/static/tl/*.js", slow)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{app_url}/?tokenizers={','.join(IN_BROWSER[:3])}")
+        wait_for_app(page, TIMEOUT)
+        page.wait_for_function(READY, arg=3, timeout=TIMEOUT)
+        assert not page.locator(".tl-live-engine").text_content()
+    finally:
+        ctx.close()
+
+
+def test_a_1mb_paste_lands_at_once_and_the_browser_draws_its_first_page(browser, app_url):
+    """Ctrl+V of 1 MB with every column in the browser: the box holds it at once, the columns show its
+    first page and the headings count the whole text, and nothing goes to the server until Apply."""
+    from ui.examples import EXAMPLES
+
+    names = IN_BROWSER[1:3]
+    ctx, page = open_compare(browser, app_url, names)
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    try:
+        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        asked = runs_asked(page)
+        big = "W" + ("\n".join(EXAMPLES.values()) * 700).encode()[1:999_000].decode("utf-8", "ignore")  # ~1 MB
+        page.evaluate("v => navigator.clipboard.writeText(v)", big)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+A")
+        box.press("Control+V", timeout=15_000)
+        page.wait_for_function(LIVE_DRAWN, arg=[2, big[:12].replace(" ", "")], timeout=TIMEOUT)
+        page.evaluate(FRAMES)
+        assert box.input_value() == big
+        page.get_by_text("the spans follow your typing in the browser").wait_for(timeout=TIMEOUT)
+        assert counts(page) == {n: len(library_ids(n, big)) for n in names}
+        assert runs_asked(page) == asked
+        assert page.locator(".tl-spans[data-live=browser] .tl-tok").count() < 2 * 2 * 5000  # one page each
+        with rerun(page, TIMEOUT):
+            page.get_by_role("button", name="Apply").click()
+        assert counts(page) == {n: len(library_ids(n, big)) for n in names}
+    finally:
+        ctx.close()
+
+
+def test_a_click_right_after_typing_pins_the_token_of_the_new_text(browser, app_url):
+    """A token clicked before the box's pause is over: leaving the box sends the text first, so the
+    server pins the clicked token of the text the browser drew, not of the text it had."""
+    ctx, page = open_compare(browser, app_url, ["gpt2"])
+    try:
+        page.wait_for_function(READY, arg=1, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        box.press_sequentially("Zebra ", delay=30)
+        page.wait_for_function(LIVE_DRAWN, arg=[1, "Zebra"], timeout=TIMEOUT)
+        before = runs_asked(page)
+        page.locator(".tl-spans[data-live=browser] .tl-tok").first.click()
+        settle(page, TIMEOUT, after=before)
+        first = library_ids("gpt2", box.input_value())[0]
+        page.get_by_text(f"Token {first} in").wait_for(timeout=TIMEOUT)
+    finally:
+        ctx.close()

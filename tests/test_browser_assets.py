@@ -1,0 +1,68 @@
+"""service/browser_assets.py: the files the browser tokenizes with (issue 22) are published once under
+names that are their sha256, only for the app's own byte-level BPE vocabularies; Compare's columns say
+which wait for the server, and why."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from conftest import app_test
+from service import browser_assets
+
+
+@pytest.fixture
+def static(tmp_path, monkeypatch):
+    folder = tmp_path / "static" / "tl"
+    monkeypatch.setattr(browser_assets, "STATIC", folder)
+    clear()
+    yield folder
+    clear()
+
+
+def clear() -> None:
+    """Forget what was published where (a test's core_urls may be a stand-in without a cache)."""
+    for f in (browser_assets.vocab_url, browser_assets.core_urls, browser_assets.names_url):
+        getattr(f, "cache_clear", lambda: None)()
+
+
+def test_publish_names_a_file_by_its_sha256(static):
+    url = browser_assets.publish(b"some bytes", ".bin")
+    name = hashlib.sha256(b"some bytes").hexdigest()[:24] + ".bin"
+    assert url == "app/static/tl/" + name
+    assert (static / name).read_bytes() == b"some bytes"
+    assert browser_assets.publish(b"some bytes", ".bin") == url  # the same bytes, the same URL
+    assert browser_assets.publish(b"other bytes", ".bin") != url
+    assert (static.parent / ".gitignore").read_text().splitlines()[-1] == "*"  # never committed
+    assert not list(static.glob("*.part"))
+
+
+def test_only_byte_level_bpe_vocabularies_of_the_registry_are_published(static):
+    if browser_assets.core_urls() is None:
+        pytest.skip("no WebAssembly build here")
+    got = browser_assets.live_assets("cl100k_base")
+    assert set(got) == {"wasm", "host", "vocab", "names"}
+    for url in got.values():
+        assert (static / url.rsplit("/", 1)[1]).exists()
+    assert browser_assets.live_assets("mistral_sp") is None      # SentencePiece
+    assert browser_assets.live_assets("deepseek_v3") is None     # a tokenizer.json pipeline
+    assert browser_assets.live_assets("lab_bpe") is None         # a visitor's own model: never public
+    assert browser_assets.server_only_reason("mistral_sp") == "this tokenizer does not run in the browser"
+
+
+def test_without_the_module_every_column_waits_for_the_server(static, monkeypatch):
+    monkeypatch.setattr(browser_assets, "core_urls", lambda: None)
+    assert browser_assets.live_assets("gpt2") is None
+    assert "no WebAssembly build" in browser_assets.server_only_reason("gpt2")
+
+
+def test_compare_labels_the_columns_that_wait_for_the_server():
+    at = app_test(query={"tokenizers": "gpt2,mistral_sp", "text": "hello there"})
+    assert not at.exception
+    waiting = [c.value for c in at.caption if c.value.startswith("Updates after a pause in typing, from the server")]
+    if browser_assets.core_urls() is None:
+        assert len(waiting) == 2
+    else:
+        assert waiting == ["Updates after a pause in typing, from the server (this tokenizer does not run in the "
+                           "browser)."]

@@ -1,0 +1,153 @@
+"""Issue 22: Compare's spans drawn in the browser while typing (ui/web/live_spans.js, the fast path) equal
+the server's (tokenizers.core.html.span_model, the slow reference) for the same text and options: the
+same segments, classes (colours included), tooltips, accessible names, line breaks, and ids equal to
+the library's. Run in Node (a JavaScript host beside Chromium: tests/e2e/test_live_compare_browser.py
+checks the page itself) with the WebAssembly core and the vocabulary blobs the app publishes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from app_pages.widgets import spans_js
+from conftest import TRICKY_TEXTS
+from payloads import PAYLOADS
+from service import browser_assets
+from tokenizers.bpe.native import blob as vblob
+from tokenizers.bpe.native import build
+from tokenizers.bpe.native.lib import HERE
+from tokenizers.core.html import span_model
+from tokenizers.core.text import clean_text
+from ui import paging
+from ui.spans import window as token_window
+
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+EXTRA = [
+    "👩‍👩‍👧 🧑🏽‍🚀 🏳️‍🌈 and ✌🏿",                   # joiners, skin tones, a flag sequence
+    "한국어 텍스트: 안녕하세요, 세계! 감사합니다.",
+    "lone \ud83d surrogate and \udc00 another \ud83d\ude00 pair",  # lone ones become U+FFFD
+    "x<|endoftext|>y<|fim_prefix|><|endofprompt|> <|endoftext|",
+    "a  b\t\tc\r\n\r\nd\n\n\n  \u00a0\u2009\u200d\ufeff\u2028end ",
+    "it's 'quoted' and \"double\" and both ' \" \\ back",
+    "\u0301 starts with a mark, \u0915\u094d\u0937 \u0645\u0631\u062d\u0628\u0627",
+    "\x00\x01\x1b[31m\x7f\x85 controls",
+]
+OPTIONS = [dict(parse=False, whitespace=False, alternating=False), dict(parse=True, whitespace=True, alternating=False),
+           dict(parse=True, whitespace=False, alternating=True), dict(parse=False, whitespace=True, alternating=True)]
+
+HARNESS = """
+import { readFileSync } from "node:fs";
+const TokenLensWasm = (await import(process.argv[2])).default;
+globalThis.TokenLensWasm = TokenLensWasm;
+const L = await import(process.argv[3]);
+const job = JSON.parse(readFileSync(process.argv[4], "utf8"));
+const core = await TokenLensWasm.load(readFileSync(job.wasm));
+const out = {};
+for (const [name, path] of Object.entries(job.blobs)) {
+  const data = readFileSync(path);
+  const v = { vocab: core.vocab(data), table: L.tokenTable(TokenLensWasm.readBlob(data)), names: job.names };
+  out[name] = job.cases.map(c => {
+    const built = L.liveModel(v, c.text, c.live, c.d);
+    return { model: built.model, ids: Array.from(built.ids), count: built.count, chars: built.chars, bytes: built.bytes };
+  });
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def node() -> str:
+    path = shutil.which("node") or shutil.which("nodejs")
+    if path is None:
+        pytest.skip("no Node.js (apt-get install nodejs): the browser test still checks the page")
+    return path
+
+
+def long_text() -> str:
+    return ("Paging: the lighthouse keeper 🧑🏽‍🚀 counted 1234567 waves.\n" * 700)[:40_000]
+
+
+def reference(name: str, text: str, o: dict, d: dict, win=None) -> dict:
+    """What Compare's server draws (app_pages/compare.py draw_column) for this text and these options."""
+    from tokenizers import get_tokenizer
+
+    tok = get_tokenizer(name)
+    clean, _ = clean_text(text)
+    toks = tok.tokenize(clean, allowed_special="all") if o["parse"] else tok.tokenize(clean, disallowed_special=())
+    lo, hi = 0, len(toks)
+    if win:
+        per, page = win
+        pages = (len(clean) - 1) // per + 1
+        k = min(page, pages - 1)
+        lo, hi = paging.char_window(toks, k * per, min(len(clean), (k + 1) * per))
+    model = span_model(clean, token_window(toks, lo, hi), whitespace=o["whitespace"], alternating=o["alternating"],
+                       rank_of=tok.merge_rank, flip_tips=d["flip"], owner=d["owner"], start=lo,
+                       font_size=d["font"], label=d["label"])
+    return {"model": model, "ids": [t.id for t in toks], "count": len(toks), "chars": len(clean),
+            "bytes": len(clean.encode("utf-8"))}
+
+
+def run_node(tmp_path, cases: list[dict]) -> dict:
+    wasm = build.build_wasm(log=lambda s: None)
+    if wasm is None:
+        pytest.skip("no WebAssembly build here (clang's wasm32 target): the page keeps the server path")
+    (tmp_path / "spans.mjs").write_text(spans_js(), encoding="utf-8")
+    (tmp_path / "harness.mjs").write_text(HARNESS, encoding="utf-8")
+    from tokenizers import get_tokenizer
+
+    blobs = {}
+    for name in NAMES:
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(vblob.serialize(get_tokenizer(name)).data)
+        blobs[name] = str(path)
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"wasm": str(wasm), "blobs": blobs, "names": browser_assets.spoken_names(),
+                               "cases": cases}), encoding="utf-8")
+    proc = subprocess.run([node(), str(tmp_path / "harness.mjs"), str(HERE / "tl_wasm.js"), str(tmp_path / "spans.mjs"),
+                           str(job)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_browser_spans_equal_the_servers(tmp_path):
+    texts = [*TRICKY_TEXTS, *EXTRA, *PAYLOADS.values()]
+    cases, want = [], []
+    for k, text in enumerate(texts):
+        for j, o in enumerate(OPTIONS):
+            if (k + j) % 2 and text not in EXTRA:  # every tricky text with two of the four option sets
+                continue
+            d = {"owner": f"compare:x:{k}", "flip": k % 3 == 0, "font": "1.1rem" if k % 2 else "", "label": f"L{k}"}
+            cases.append({"text": text, "live": {**o, "win": None}, "d": d})
+            want.append((text, o, d, None))
+    text = long_text()
+    for page in (0, 1, 7):  # paged as the server pages a long text (the last page is clamped)
+        o, d = OPTIONS[page % 4], {"owner": "compare:p:a", "flip": False, "font": "", "label": "P"}
+        cases.append({"text": text, "live": {**o, "win": [9000, page]}, "d": d})
+        want.append((text, o, d, [9000, page]))
+    got = run_node(tmp_path, cases)
+    problems = []
+    for name in NAMES:
+        for case, (text, o, d, win), g in zip(cases, want, got[name]):
+            w = reference(name, text, o, d, win)
+            for field in ("ids", "count", "chars", "bytes"):
+                if g[field] != w[field]:
+                    problems.append(f"{name} {text[:30]!r} {o}: {field} {str(g[field])[:80]} != {str(w[field])[:80]}")
+            for field in ("owner", "flip", "font", "label", "tips", "labels", "label_of"):
+                if g["model"][field] != w["model"][field]:
+                    problems.append(f"{name} {text[:30]!r} {o}: {field} differs: {str(g['model'][field])[:300]} != "
+                                    f"{str(w['model'][field])[:300]}")
+            for a, b in zip(g["model"]["segs"], w["model"]["segs"]):
+                if a != b:
+                    problems.append(f"{name} {text[:30]!r} {o}: segment {a} != {b}")
+                    break
+            if len(g["model"]["segs"]) != len(w["model"]["segs"]):
+                problems.append(f"{name} {text[:30]!r} {o}: {len(g['model']['segs'])} segments != {len(w['model']['segs'])}")
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_spoken_names_cover_what_spoken_says():
+    names = browser_assets.spoken_names()
+    assert names["\u200d"] == "zero width joiner" and names["\ufffd"] == "replacement character"
+    assert names["\x00"] == "u+0000" and " " not in names and "a" not in names

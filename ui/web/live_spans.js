@@ -1,0 +1,345 @@
+// Tokenizing in the browser while typing (issue 22): the fast twin of tokenizers.core.html.span_model for
+// byte-level BPE vocabularies, fed by the C core compiled to WebAssembly (tokenizers/bpe/native/tl_wasm.js).
+// app_pages/widgets.py puts this file in front of token_spans.js (one component); tests/test_live_spans.py
+// holds buildModel equal to span_model (the slow, obviously-correct reference) on the tricky texts.
+//
+// What it draws is what the server draws for the same text and options: the same segments (tokens that
+// share a character grouped), classes (colour by id through assignColors, tl-same, tl-group, tl-special),
+// tooltips, accessible names and line breaks. Not drawn here: the red edges of "Mark boundaries that
+// differ" and a pinned token (both come back with the server's run after the pause).
+
+const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
+  core: null,       // Promise of TokenLensWasm's core (one per visit)
+  vocabs: new Map(),  // vocabulary URL -> Promise of {vocab, table}
+  names: null,      // Promise of the character names table
+  text: new Map(),  // live box key -> its newest text
+  server: new Map(),  // live box key -> the text the server last drew (live_text.js's data.value)
+  columns: new Map(),  // element id -> {source, ready} (live_text.js asks whether every column is in the browser)
+  failed: "",       // the page's one line on why the browser cannot tokenize here ("" while it can)
+});
+
+export const PALETTE_SIZE = 10;
+const MARKS = { " ": "·", "\n": "↵", "\t": "→", "\r": "␍" };
+const SPOKEN = { " ": ["space", "spaces"], "\n": ["newline", "newlines"], "\t": ["tab", "tabs"],
+  "\r": ["carriage return", "carriage returns"] };
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;  // str.isprintable's False
+const MARK_FIRST = /^\p{M}/u;
+
+// -- loading: the module, a vocabulary, the names table, each once per visit ---------------------------------
+function loadScript(url) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = url;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error("could not load " + url));
+    document.head.append(s);
+  });
+}
+
+async function bytesOf(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+export function whyNot() {
+  if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function")
+    return "this browser has no WebAssembly";
+  if (typeof TextEncoder !== "function" || typeof BigInt64Array !== "function")
+    return "this browser lacks TextEncoder or 64-bit typed arrays";
+  return "";
+}
+
+export function loadVocab(assets) {
+  if (!LIVE.core) {
+    LIVE.core = (async () => {
+      if (typeof TokenLensWasm === "undefined") await loadScript(assets.host);
+      return TokenLensWasm.load(await bytesOf(assets.wasm));
+    })();
+  }
+  if (!LIVE.names) LIVE.names = bytesOf(assets.names).then(b => JSON.parse(new TextDecoder().decode(b)));
+  let got = LIVE.vocabs.get(assets.vocab);
+  if (!got) {
+    got = (async () => {
+      const [core, data] = await Promise.all([LIVE.core, bytesOf(assets.vocab)]);  // the host script first
+      if ((await TokenLensWasm.verifyBlob(data)) === false) throw new Error("the vocabulary file is damaged");
+      return { vocab: core.vocab(data), table: tokenTable(TokenLensWasm.readBlob(data)), names: await LIVE.names };
+    })();
+    LIVE.vocabs.set(assets.vocab, got);
+  }
+  return got;
+}
+
+// id -> that token's bytes, and the merge rank rule of BPETokenizer.merge_rank (every token of more than one
+// byte was made by a merge: id minus the first such id)
+export function tokenTable(b) {
+  const { header, lengths, ids, tokBytes } = b;
+  const n = header.ntok, offsets = new Uint32Array(n + 1);
+  let firstMerge = Infinity;
+  for (let k = 0; k < n; k++) {
+    offsets[k + 1] = offsets[k] + lengths[k];
+    if (lengths[k] > 1 && ids[k] < firstMerge) firstMerge = ids[k];
+  }
+  let index = null;
+  if (!header.sequential_ids) {
+    index = new Map();
+    for (let k = 0; k < n; k++) index.set(ids[k], k);
+  }
+  const enc = new TextEncoder();
+  const special = new Map(Object.entries(header.special_tokens).map(([s, id]) => [id, enc.encode(s)]));
+  return {
+    specials: header.special_tokens,
+    special,
+    bytes(id) {
+      if (special.has(id)) return special.get(id);
+      const k = index ? index.get(id) : id - header.first_id;
+      return tokBytes.subarray(offsets[k], offsets[k + 1]);
+    },
+    rank(id, nbytes) { return !special.has(id) && nbytes > 1 ? id - (firstMerge === Infinity ? 256 : firstMerge) : null; },
+  };
+}
+
+// ids of a text: the special-token strings parsed (leftmost, then the longest, as the library's finder) when
+// `parse`, the rest through the C core
+export function encodeText(vocab, specials, text, parse) {
+  if (!parse) return Array.from(vocab.encode(text));
+  const names = Object.keys(specials);
+  const out = [];
+  let at = 0;
+  while (at <= text.length) {
+    let best = -1, bestName = "";
+    for (const s of names) {
+      const i = text.indexOf(s, at);
+      if (i >= 0 && (best < 0 || i < best || (i === best && s.length > bestName.length))) { best = i; bestName = s; }
+    }
+    const end = best < 0 ? text.length : best;
+    if (end > at) for (const id of vocab.encode(text.slice(at, end))) out.push(id);
+    if (best < 0) break;
+    out.push(specials[bestName]);
+    at = best + bestName.length;
+  }
+  return out;
+}
+
+// -- Python's spellings: bytes and str repr, hexbytes -----------------------------------------------------------
+const hex2 = (x) => x.toString(16).padStart(2, "0");
+export const hexbytes = (b) => Array.from(b, x => hex2(x).toUpperCase()).join(" ");
+
+export function bytesRepr(b) {
+  const hasQ = b.includes(39), hasDQ = b.includes(34);
+  const q = hasQ && !hasDQ ? '"' : "'";
+  let s = "b" + q;
+  for (const x of b) {
+    if (x === 92) s += "\\\\";
+    else if (x === q.charCodeAt(0)) s += "\\" + q;
+    else if (x === 9) s += "\\t";
+    else if (x === 10) s += "\\n";
+    else if (x === 13) s += "\\r";
+    else if (x < 32 || x >= 127) s += "\\x" + hex2(x);
+    else s += String.fromCharCode(x);
+  }
+  return s + q;
+}
+
+export function strRepr(t) {
+  const q = t.includes("'") && !t.includes('"') ? '"' : "'";
+  let s = q;
+  for (const ch of t) {
+    const cp = ch.codePointAt(0);
+    if (ch === "\\") s += "\\\\";
+    else if (ch === q) s += "\\" + q;
+    else if (ch === "\t") s += "\\t";
+    else if (ch === "\n") s += "\\n";
+    else if (ch === "\r") s += "\\r";
+    else if (ch !== " " && NOT_PRINTABLE.test(ch)) {
+      s += cp < 0x100 ? "\\x" + hex2(cp) : cp < 0x10000 ? "\\u" + cp.toString(16).padStart(4, "0")
+        : "\\U" + cp.toString(16).padStart(8, "0");
+    } else s += ch;
+  }
+  return s + q;
+}
+
+// -- span_model's pieces ----------------------------------------------------------------------------------------
+// tokenizers.core.html._preferred and assign_colors
+const preferred = (id) => (Math.imul(id, 2654435761 | 0) >>> 0) % PALETTE_SIZE;
+
+export function assignColors(keys, firstIds) {
+  const colorOf = new Map(), out = [];
+  let prev = null;
+  for (let k = 0; k < keys.length; k++) {
+    let c = colorOf.get(keys[k]);
+    if (c === undefined) {
+      const avoid = new Set([prev]);
+      if (k + 1 < keys.length && colorOf.has(keys[k + 1])) avoid.add(colorOf.get(keys[k + 1]));
+      c = preferred(firstIds[k]);
+      for (let step = 0; step < PALETTE_SIZE; step++) {
+        if (!avoid.has((c + step) % PALETTE_SIZE)) { c = (c + step) % PALETTE_SIZE; break; }
+      }
+      colorOf.set(keys[k], c);
+    }
+    out.push([c, c === prev]);
+    prev = c;
+  }
+  return out;
+}
+
+function visibleParts(s, whitespace) {
+  if (!whitespace) return s ? [["", s]] : [];
+  const out = [];
+  let run = "";
+  for (const ch of s) {
+    const mark = MARKS[ch];
+    if (mark === undefined) { run += ch; continue; }
+    if (run) { out.push(["", run]); run = ""; }
+    out.push(["ws", mark]);
+    if (ch === "\n") run += "\n";
+  }
+  if (run) out.push(["", run]);
+  return out;
+}
+
+export function spoken(s, names) {
+  const chars = Array.from(s);
+  const named = (ch) => SPOKEN[ch] ? SPOKEN[ch][0] : names[ch];
+  if (!s.includes(" ") && !chars.some(ch => NOT_PRINTABLE.test(ch))) return s || "empty";
+  const words = [];
+  let run = "", k = 0;
+  while (k < chars.length) {
+    const ch = chars[k], name = named(ch);
+    if (name === undefined) { run += ch; k++; continue; }
+    if (run) { words.push(run); run = ""; }
+    let n = 1;
+    while (k + n < chars.length && chars[k + n] === ch) n++;
+    words.push(n === 1 ? name : `${n} ${SPOKEN[ch] ? SPOKEN[ch][1] : name + "s"}`);
+    k += n;
+  }
+  if (run) words.push(run);
+  return words.join(" ") || "empty";
+}
+
+function tokenTooltip(id, bytes, rank, special) {
+  const lines = [`id ${id}`, `bytes ${hexbytes(bytes) || "(none)"}`, `repr ${bytesRepr(bytes)}`];
+  if (rank !== null) lines.push(`merge rank ${rank}`);
+  if (special) lines.push("special token");
+  return lines.join("\n");
+}
+
+// where each UTF-8 byte offset of `text` falls in its JavaScript string (-1 inside a character), and each
+// code point's byte offset (the server's windows count code points)
+export function offsets(text) {
+  const nbytes = new TextEncoder().encode(text).length;
+  const u16 = new Int32Array(nbytes + 1).fill(-1);
+  const cpByte = [];
+  let b = 0, i = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0);
+    u16[b] = i;
+    cpByte.push(b);
+    b += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    i += ch.length;
+  }
+  u16[b] = i;
+  cpByte.push(b);
+  return { u16, cpByte, nbytes };
+}
+
+// ui.paging.char_window on byte starts: [lo, hi) token indices covering code points [c0, c1)
+function charWindow(starts, off, c0, c1) {
+  const n = starts.length, b0 = off.cpByte[c0], b1 = off.cpByte[c1];
+  const bisect = (x, right) => {
+    let lo = 0, hi = n;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (right ? starts[m] <= x : starts[m] < x) lo = m + 1; else hi = m; }
+    return lo;
+  };
+  let lo = c0 === 0 ? 0 : Math.max(0, bisect(b0, true) - 1);
+  while (lo > 0 && off.u16[starts[lo]] < 0) lo--;
+  let hi = bisect(b1, false);
+  while (hi < n && off.u16[starts[hi]] < 0) hi++;
+  return [lo, Math.max(lo, hi)];
+}
+
+// The spans model of span_model(text, tokens[window], whitespace, alternating, flip_tips, owner, start, font_size,
+// label) for a byte-level BPE vocabulary; with `win` = [chars per page, page] the server's page of the text
+// (app_pages/compare.py window_of), else the whole text. Returns {model, count}.
+export function buildModel(text, ids, table, names, o) {
+  const off = offsets(text);
+  const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
+  for (let k = 0; k < n; k++) { lens[k] = table.bytes(ids[k]).length; starts[k + 1] = starts[k] + lens[k]; }
+  let lo = 0, hi = n;
+  const ncp = off.cpByte.length - 1;
+  if (o.win && ncp) {
+    const [per, page] = o.win, pages = Math.floor((ncp - 1) / per) + 1, k = Math.min(page, pages - 1);
+    [lo, hi] = charWindow(starts.subarray(0, n), off, k * per, Math.min(ncp, (k + 1) * per));
+  }
+  const segs = [];  // [first token, end token]
+  let g = lo;
+  for (let k = lo; k < hi; k++) {
+    if (off.u16[starts[k + 1]] >= 0) { segs.push([g, k + 1]); g = k + 1; }
+  }
+  if (g < hi) segs.push([g, hi]);
+  const keys = segs.map(([a, b]) => Array.from(ids.slice(a, b)).join(","));
+  const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
+  const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
+  let pos = lo;
+  segs.forEach(([a, b], k) => {
+    const group = b - a, grouped = group > 1;
+    const segIds = Array.from(ids.slice(a, b));
+    const specialAny = segIds.some(id => table.special.has(id));
+    const classes = ["tl-tok"];
+    if (grouped) classes.push("tl-group");
+    if (specialAny) classes.push("tl-special");
+    classes.push(o.alternating ? `tl-a${k % 2}` : `tl-c${colors[k][0]}`);
+    if (colors && colors[k][1]) classes.push("tl-same");
+    const shown = text.slice(off.u16[starts[a]], off.u16[starts[b]]);
+    const core = shown.replace(/[\r\n]+$/, ""), breaks = shown.slice(core.length);
+    const key = keys[k] + "\u0000" + shown;
+    let said = labelIx.get(key);
+    if (said === undefined) {
+      said = labels.length;
+      labelIx.set(key, said);
+      const which = grouped ? `${group} tokens, ids ${segIds.join(" ")}` : `id ${segIds[0]}`;
+      labels.push([spoken(shown, names), ...(specialAny ? ["special token"] : []), which].join(", "));
+    }
+    labelOf.push(said);
+    let body = [];
+    if (core) {
+      if (MARK_FIRST.test(core)) body.push(["mark", "◌"]);
+      body.push(...visibleParts(core, o.whitespace));
+    }
+    if (breaks) {
+      if (o.whitespace) body.push(...visibleParts(breaks, true).filter(p => p[1] !== "\n"));
+      else if (!body.length) body = [["nl", "↵".repeat(breaks.split("\n").length - 1) || "␍"]];
+    }
+    let tip;
+    if (grouped) {
+      body.push(["ids", `[${group}]`]);
+      tip = tips.length;
+      tips.push([`${group} tokens share ${strRepr(shown)}:`,
+        ...segIds.map(id => `id ${id}: bytes ${hexbytes(table.bytes(id))}`)].join("\n"));
+    } else {
+      const id = segIds[0];
+      tip = tipOf.get(id);
+      if (tip === undefined) {
+        tip = tips.length;
+        tipOf.set(id, tip);
+        const bytes = table.bytes(id);
+        tips.push(tokenTooltip(id, bytes, table.rank(id, bytes.length), table.special.has(id)));
+      }
+    }
+    rows.push([classes.join(" "), tip, segIds.join(" "), pos, body, breaks]);
+    pos += group;
+  });
+  const model = { owner: o.owner || "", flip: !!o.flip, font: o.font || "", label: o.label || "Tokens", tips,
+    segs: rows, labels, label_of: labelOf };
+  return { model, count: n, chars: ncp, bytes: off.nbytes };
+}
+
+// The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`
+export function liveModel(v, text, live, d) {
+  const clean = text.toWellFormed ? text.toWellFormed() : text;
+  const ids = encodeText(v.vocab, v.table.specials, clean, live.parse);
+  const built = buildModel(clean, ids, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
+    win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label });
+  built.ids = ids;
+  return built;
+}
