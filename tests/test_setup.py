@@ -26,7 +26,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "requirements.txt").write_text("")
     (tmp_path / "requirements-dev.txt").write_text("-r requirements.txt\n")
     steps = re.findall(r"\.venv/bin/python -m (tokenizers(?:\.\w+)+)", SETUP)
-    assert steps  # provisioning and the C core's build, stubbed below
+    assert steps  # provisioning, the C core's build and the Numbers figures, stubbed below
     for module in steps:
         path = tmp_path.joinpath(*module.split(".")).with_suffix(".py")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +53,7 @@ def check_made_again(root: Path, why: str) -> None:
     assert out.returncode == 0, out.stderr
     assert f".venv/ is not usable ({why}): removing it and making it again with {PYTHON} ({MINOR})" in out.stderr
     assert venv_works(root)
-    assert out.stdout.count("step ran") == 2
+    assert out.stdout.count("step ran") == len(re.findall(r"\.venv/bin/python -m tokenizers\.", SETUP))
     again = run_setup(root)  # and now it is kept, quietly
     assert again.returncode == 0 and "not usable" not in again.stderr
 
