@@ -505,12 +505,22 @@ def write(page: str, **computed) -> dict[str, str]:
     (a link that differs from it is one the visitor followed)."""
     out = params(page, **computed)
     bound = link(page).bound
-    q = st.query_params   # each parameter set or removed on its own: a widget's bound one is left as it is
-    for param in [p for p in q.keys() if p not in out and p not in bound]:
-        del q[param]
-    for param, text in out.items():
-        if q.get(param) != text:
-            q[param] = text
+    q = st.query_params
+    now = q.to_dict()
+    # The browser adds a history entry for each change Streamlit sends it: set one by one, a link into
+    # Compare took six presses of Back to leave. So the link is replaced in one step (one message), or,
+    # when a widget's bound parameter is there (which only its widget may set, and is left as it is),
+    # the parameters to drop are dropped and the changed ones set in one update.
+    stale = [p for p in now if p not in out and p not in bound]
+    changed = {p: text for p, text in out.items() if now.get(p) != text}
+    if not any(p in now for p in bound):
+        if stale or changed:
+            q.from_dict(out)
+    else:
+        for param in stale:
+            del q[param]
+        if changed:
+            q.update(changed)
     st.session_state[_written_key(page)] = out
     return out
 
