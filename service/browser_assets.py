@@ -9,8 +9,9 @@ do, so the browser may keep a file as long as it likes, and each reaches a visit
 keeps what it loaded for the rest of the visit). Nothing is downloaded: the module is the one set-up built,
 or the one the first use builds (lib.build_on_first_use), and without it every column stays on the server.
 
-Only the app's own vocabularies (the registry's byte-level BPE ones) are published: a visitor's uploaded or
-trained tokenizer never becomes a public file."""
+Only the app's own vocabularies (the registry's byte-level BPE ones, and its SentencePiece BPE models whose
+spans the browser draws: mistral_sp) are published: a visitor's uploaded or trained tokenizer never becomes a
+public file."""
 
 from __future__ import annotations
 
@@ -65,8 +66,9 @@ def core_urls() -> tuple[str, str] | None:
 
 @functools.lru_cache(maxsize=64)
 def vocab_url(name: str) -> str | None:
-    """The URL of a registry vocabulary's blob, or None when the browser cannot encode it (a pipeline,
-    SentencePiece, a pattern the C pre-tokenizer has no mode for)."""
+    """The URL of a registry vocabulary's blob, or None when the browser cannot encode it or draw its spans
+    (a pipeline, a SentencePiece model other than draws_spans' kind, a pattern the C pre-tokenizer has no
+    mode for)."""
     from tokenizers import REGISTRY, get_tokenizer
     from tokenizers.bpe.native import blob
 
@@ -76,11 +78,27 @@ def vocab_url(name: str) -> str | None:
         made = blob.serialize(get_tokenizer(name))
     except ValueError:
         return None
-    # the spans built in the browser (ui/web/live_spans.js) are byte-level BPE's: a blob of another
-    # algorithm (a SentencePiece model: "algorithm" in its header) stays on the server
-    if made.header.get("algorithm") is not None:
+    if not draws_spans(made.header):
         return None
     return publish(made.data, ".bin")
+
+
+def draws_spans(header: dict) -> bool:
+    """Whether ui/web/live_spans.js draws the spans of a blob with this header exactly as span_model does:
+    byte-level BPE (no "algorithm"), or SentencePiece BPE that escapes spaces as ▁ and has a byte piece for
+    every byte (so it never gives <unk>, whose span SentencePiece's offsets decide), with the byte pieces'
+    spellings in the blob. Any other blob stays on the server."""
+    algorithm = header.get("algorithm")
+    if algorithm is None:
+        return True
+    if algorithm != "sentencepiece_bpe":
+        return False
+    from tokenizers.bpe.native.lib import SP_FLAGS
+
+    flags = header.get("sp_flags", 0)
+    need = SP_FLAGS["escape_spaces"] | SP_FLAGS["byte_fallback"]
+    pieces = header.get("byte_pieces") or []
+    return flags & need == need and len(pieces) == 256 and all(pieces)
 
 
 def spoken_names() -> dict[str, str]:

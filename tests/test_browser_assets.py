@@ -1,6 +1,6 @@
 """service/browser_assets.py: the files the browser tokenizes with (issue 22) are published once under
-names that are their sha256, only for the app's own byte-level BPE vocabularies; Compare's columns say
-which wait for the server, and why."""
+names that are their sha256, only for the app's own vocabularies whose spans the browser draws (byte-level
+BPE, mistral_sp's SentencePiece BPE); Compare's columns say which wait for the server, and why."""
 
 from __future__ import annotations
 
@@ -38,17 +38,34 @@ def test_publish_names_a_file_by_its_sha256(static):
     assert not list(static.glob("*.part"))
 
 
-def test_only_byte_level_bpe_vocabularies_of_the_registry_are_published(static):
+def test_only_the_registrys_vocabularies_the_browser_draws_are_published(static):
     if browser_assets.core_urls() is None:
         pytest.skip("no WebAssembly build here")
     got = browser_assets.live_assets("cl100k_base")
     assert set(got) == {"wasm", "host", "vocab", "names"}
     for url in got.values():
         assert (static / url.rsplit("/", 1)[1]).exists()
-    assert browser_assets.live_assets("mistral_sp") is None      # SentencePiece
+    sp = browser_assets.live_assets("mistral_sp")                # SentencePiece BPE: live_spans.js draws it
+    assert sp is not None and sp["wasm"] == got["wasm"] and sp["vocab"] != got["vocab"]
+    assert (static / sp["vocab"].rsplit("/", 1)[1]).exists()
     assert browser_assets.live_assets("deepseek_v3") is None     # a tokenizer.json pipeline
     assert browser_assets.live_assets("lab_bpe") is None         # a visitor's own model: never public
-    assert browser_assets.server_only_reason("mistral_sp") == "this tokenizer does not run in the browser"
+    assert browser_assets.server_only_reason("deepseek_v3") == "this tokenizer does not run in the browser"
+
+
+def test_only_blobs_whose_spans_the_browser_draws_exactly_qualify():
+    from tokenizers import get_tokenizer
+    from tokenizers.bpe.native import blob
+
+    header = blob.serialize(get_tokenizer("mistral_sp")).header
+    assert header["algorithm"] == "sentencepiece_bpe" and browser_assets.draws_spans(header)
+    assert header["byte_pieces"][10] == "<0x0A>" and len(header["byte_pieces"]) == 256
+    assert browser_assets.draws_spans({"name": "gpt2"})                                      # byte-level BPE
+    assert not browser_assets.draws_spans({**header, "algorithm": "sentencepiece_unigram"})  # unknown to the JS
+    assert not browser_assets.draws_spans({**header, "byte_pieces": [""] + header["byte_pieces"][1:]})  # <unk>
+    assert not browser_assets.draws_spans({k: v for k, v in header.items() if k != "byte_pieces"})  # an old blob
+    assert not browser_assets.draws_spans({**header, "sp_flags": header["sp_flags"] & ~4})  # no byte fallback
+    assert not browser_assets.draws_spans({**header, "sp_flags": header["sp_flags"] & ~2})  # spaces kept as spaces
 
 
 def test_without_the_module_every_column_waits_for_the_server(static, monkeypatch):
@@ -58,11 +75,11 @@ def test_without_the_module_every_column_waits_for_the_server(static, monkeypatc
 
 
 def test_compare_labels_the_columns_that_wait_for_the_server():
-    at = app_test(query={"tokenizers": "gpt2,mistral_sp", "text": "hello there"})
+    at = app_test(query={"tokenizers": "gpt2,mistral_sp,deepseek_v3", "text": "hello there"})
     assert not at.exception
     waiting = [c.value for c in at.caption if c.value.startswith("Updates after a pause in typing, from the server")]
     if browser_assets.core_urls() is None:
-        assert len(waiting) == 2
-    else:
+        assert len(waiting) == 3
+    else:  # gpt2 and mistral_sp are drawn in the browser
         assert waiting == ["Updates after a pause in typing, from the server (this tokenizer does not run in the "
                            "browser)."]

@@ -24,7 +24,7 @@ from tokenizers.core.text import clean_text
 from ui import paging
 from ui.spans import window as token_window
 
-NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "mistral_sp")
 EXTRA = [
     "👩‍👩‍👧 🧑🏽‍🚀 🏳️‍🌈 and ✌🏿",                   # joiners, skin tones, a flag sequence
     "한국어 텍스트: 안녕하세요, 세계! 감사합니다.",
@@ -34,6 +34,15 @@ EXTRA = [
     "it's 'quoted' and \"double\" and both ' \" \\ back",
     "\u0301 starts with a mark, \u0915\u094d\u0937 \u0645\u0631\u062d\u0628\u0627",
     "\x00\x01\x1b[31m\x7f\x85 controls",
+    # SentencePiece (mistral_sp): the dummy prefix, runs of spaces (▁▁▁ pieces), a text that is only spaces,
+    # line breaks as byte pieces, its control pieces' strings (never parsed), literal ▁ (its own offsets)
+    "   three leading, two  inner and trailing   ",
+    " ",
+    "\n\nstarts with line breaks\r\n and ends with one\n",
+    "<s>[INST] hi </s><unk> <s>",
+    "\u2581 literal \u2581\u2581marks\u2581 and  spaces \u2581",
+    "\u2581",
+    "\t\u00e9\u0301 \U0001F600\U0001F600 < > <0x0A> \u4e2d\u6587",
 ]
 OPTIONS = [dict(parse=False, whitespace=False, alternating=False), dict(parse=True, whitespace=True, alternating=False),
            dict(parse=True, whitespace=False, alternating=True), dict(parse=False, whitespace=True, alternating=True)]

@@ -15,6 +15,8 @@ from tests.payloads import PAYLOADS
 pytestmark = pytest.mark.e2e
 
 IN_BROWSER = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
+DEFAULTS = ("custom_bpe", "gpt2", "cl100k_base", "mistral_sp")  # Compare's tokenizers on a first visit
+SERVER_ONLY = "deepseek_v3"  # a tokenizer.json pipeline: the browser cannot encode it
 TIMEOUT = 90_000
 READY = """n => { const L = globalThis.__tlLive; if (!L) return false;
   const cols = [...L.columns.values()]; return cols.length === n && cols.every(c => c.ready); }"""
@@ -54,6 +56,14 @@ def drawn_ids(page) -> dict[str, list[int]]:
                  s.dataset.ids ? s.dataset.ids.split(',').map(Number) : []]))""")
 
 
+def boxes(page, name: str) -> list[list[str]]:
+    """Each box of `name`'s spans as drawn: [classes, tooltip, ids, accessible name, text, parts' classes]."""
+    return page.evaluate("""n => Array.from([...document.querySelectorAll('.tl-head')]
+      .find(h => h.dataset.tokenizer === n).closest('[data-testid=stVerticalBlock]').querySelectorAll('.tl-tok'),
+      t => [t.className, t.dataset.tip, t.dataset.ids, t.getAttribute('aria-label'), t.textContent,
+            [...t.children].map(c => c.className).join(' ')])""", name)
+
+
 def counts(page) -> dict[str, int]:
     return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.tl-head')].map(h =>
       [h.dataset.tokenizer, parseInt(h.querySelector('.tl-count').textContent.replace(/,/g, ''))]))""")
@@ -87,6 +97,43 @@ def test_typing_redraws_in_the_browser_without_a_server_run(browser, app_url):
         ctx.close()
 
 
+def test_typing_with_the_default_tokenizers_asks_the_server_nothing(browser, app_url):
+    """A first visit's four columns, Mistral's SentencePiece among them, all follow the typing in the
+    browser; Mistral's boxes (▁ marks, byte-fallback pieces, tooltips, names) are the server's own."""
+    from tokenizers import default_tokenizers
+
+    assert tuple(default_tokenizers()) == DEFAULTS
+    ctx, page = open_compare(browser, app_url, DEFAULTS, ws="1")
+    try:
+        page.wait_for_function(READY, arg=len(DEFAULTS), timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        assert not page.get_by_text("Updates after a pause in typing, from the server").count()
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        before = runs_asked(page)
+        typed = "Zq  👩‍👩‍👧 한국어 <s>\u2581x "
+        box.press_sequentially(typed, delay=40)
+        page.wait_for_function(LIVE_DRAWN, arg=[len(DEFAULTS), "Zq"], timeout=TIMEOUT)
+        page.evaluate(FRAMES)
+        assert runs_asked(page) == before, "a keystroke asked the server for a run"
+        text, got, heads = box.input_value(), drawn_ids(page), counts(page)
+        screenshot(page, "live-compare-defaults-typed")
+        assert text.startswith(typed)
+        assert got == {n: library_ids(n, text) for n in DEFAULTS}
+        assert heads == {n: len(library_ids(n, text)) for n in DEFAULTS}
+        mistral = boxes(page, "mistral_sp")
+        assert any("tl-fallback" in b[0] and "tl-group" in b[0] for b in mistral)  # an emoji's byte pieces
+        assert any("tl-sp" in b[5] for b in mistral) and any("piece \u2581" in b[1] for b in mistral)
+        settle(page, TIMEOUT, after=before)  # the pause: the server draws the same boxes
+        assert runs_asked(page) == before + 1
+        assert not page.query_selector(".tl-spans[data-live=browser]")
+        assert boxes(page, "mistral_sp") == mistral
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
 def test_special_tokens_parsed_and_whitespace_marks_in_the_browser(browser, app_url):
     ctx, page = open_compare(browser, app_url, IN_BROWSER[1:3], special="1", ws="1")
     try:
@@ -107,14 +154,14 @@ def test_special_tokens_parsed_and_whitespace_marks_in_the_browser(browser, app_
 
 
 def test_server_columns_are_labelled(browser, app_url):
-    ctx, page = open_compare(browser, app_url, ["gpt2", "mistral_sp"])
+    ctx, page = open_compare(browser, app_url, ["gpt2", SERVER_ONLY])
     try:
         page.wait_for_function(READY.replace("c.ready)", "c.ready !== undefined)"), arg=2, timeout=TIMEOUT)
         labels = page.get_by_text("Updates after a pause in typing, from the server")
         assert labels.count() == 1
-        # the label sits in Mistral's column, not GPT-2's
+        # the label sits in DeepSeek's column, not GPT-2's
         assert labels.first.evaluate("e => e.closest('[data-testid=stVerticalBlock]').querySelector('.tl-head')"
-                                     ".dataset.tokenizer") == "mistral_sp"
+                                     ".dataset.tokenizer") == SERVER_ONLY
         page.wait_for_function("() => [...globalThis.__tlLive.columns.values()].filter(c => c.ready).length === 1",
                                timeout=TIMEOUT)
         box = page.get_by_label("Text", exact=True)

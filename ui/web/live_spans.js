@@ -1,11 +1,13 @@
 // Tokenizing in the browser while typing (issue 22): the fast twin of tokenizers.core.html.span_model for
-// byte-level BPE vocabularies, fed by the C core compiled to WebAssembly (tokenizers/bpe/native/tl_wasm.js).
+// byte-level BPE vocabularies and SentencePiece BPE models (mistral_sp), fed by the C core compiled to
+// WebAssembly (tokenizers/bpe/native/tl_wasm.js).
 // app_pages/widgets.py puts this file in front of token_spans.js (one component); tests/test_live_spans.py
 // holds buildModel equal to span_model (the slow, obviously-correct reference) on the tricky texts.
 //
 // What it draws is what the server draws for the same text and options: the same segments (tokens that
 // share a character grouped), classes (colour by id through assignColors, tl-same, tl-group, tl-special),
-// tooltips, accessible names and line breaks. Not drawn here: the red edges of "Mark boundaries that
+// tooltips, accessible names and line breaks; for SentencePiece also the ▁ marks ("sp" parts), the pieces in
+// the tooltips and the byte-fallback pieces (tl-fallback). Not drawn here: the red edges of "Mark boundaries that
 // differ" and a pinned token (both come back with the server's run after the pause).
 
 const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
@@ -74,6 +76,7 @@ export function loadVocab(assets) {
 // byte was made by a merge: id minus the first such id)
 export function tokenTable(b) {
   const { header, lengths, ids, tokBytes } = b;
+  if (header.algorithm === "sentencepiece_bpe") return spTable(b);
   const n = header.ntok, offsets = new Uint32Array(n + 1);
   let firstMerge = Infinity;
   for (let k = 0; k < n; k++) {
@@ -90,6 +93,10 @@ export function tokenTable(b) {
   return {
     specials: header.special_tokens,
     special,
+    parses: true,  // the special tokens' strings are parsed from the text when the page says so
+    sp: null,
+    piece: () => "",
+    fallback: () => false,
     bytes(id) {
       if (special.has(id)) return special.get(id);
       const k = index ? index.get(id) : id - header.first_id;
@@ -99,9 +106,81 @@ export function tokenTable(b) {
   };
 }
 
+// A SentencePiece BPE model's table (blob.py's "sentencepiece_bpe"): each id's piece as the vocabulary spells it
+// (SentencePieceTokenizer.piece_of), its bytes (token_bytes: a byte piece's one byte, else the piece with ▁ as a
+// space), which ids are byte-fallback pieces; no merge ranks (merge_rank is None), and control pieces (<s>) are
+// never parsed from text (parseable_specials is empty)
+export function spTable(b) {
+  const { header, lengths, ids, tokBytes, byteIds } = b;
+  const dec = new TextDecoder("utf-8", { ignoreBOM: true }), enc = new TextEncoder();  // a piece may be U+FEFF
+  const pieces = new Map(), byteOf = new Map(), cache = new Map();
+  let at = 0;
+  for (let k = 0; k < header.ntok; k++) {
+    pieces.set(ids[k], dec.decode(tokBytes.subarray(at, at + lengths[k])));
+    at += lengths[k];
+  }
+  const spelled = header.byte_pieces || [];
+  for (let x = 0; x < 256; x++) {
+    if (spelled[x]) { byteOf.set(byteIds[x], x); pieces.set(byteIds[x], spelled[x]); }
+  }
+  const special = new Map(Object.entries(header.special_tokens).map(([s, id]) => [id, enc.encode(s)]));
+  for (const [s, id] of Object.entries(header.special_tokens)) pieces.set(id, s);
+  return {
+    specials: header.special_tokens,
+    special,
+    parses: false,
+    sp: { dummy: (header.sp_flags & 1) !== 0, byteOf },
+    piece: (id) => pieces.get(id) || "",
+    fallback: (id) => byteOf.has(id),
+    bytes(id) {
+      let got = cache.get(id);
+      if (got === undefined) {
+        got = special.has(id) ? special.get(id) : byteOf.has(id) ? Uint8Array.of(byteOf.get(id))
+          : enc.encode((pieces.get(id) || "").replaceAll("\u2581", " "));
+        cache.set(id, got);
+      }
+      return got;
+    },
+    rank: () => null,
+  };
+}
+
+// How many input bytes each SentencePiece token covers (Tokenizer.tokenize's spans for mistral_sp: the piece
+// lengths of span_lengths, or SentencePiece's own offsets with _exact_spans' fix-up when the text holds a
+// literal ▁). The model's normalizer only turns spaces into ▁ and adds the dummy prefix, so each character of
+// a piece stands for one input character: itself, or for a ▁ a space or a literal ▁ (whichever the text has
+// there); the first piece's leading ▁ is the dummy prefix, which stands for nothing; a byte piece is one byte.
+function spLengths(text, ids, table, off) {
+  const n = ids.length, lens = new Int32Array(n), byteOf = table.sp.byteOf;
+  let b = 0;
+  for (let k = 0; k < n; k++) {
+    const id = ids[k];
+    let len = 0;
+    if (byteOf.has(id)) len = 1;
+    else {
+      let skip = k === 0 && table.sp.dummy;
+      for (const ch of table.piece(id)) {
+        if (ch === "\u2581") {
+          if (skip) { skip = false; continue; }
+          const j = off.u16[b + len];  // the input character this ▁ stands for
+          len += j >= 0 && text.charCodeAt(j) === 0x2581 ? 3 : 1;
+        } else {
+          const cp = ch.codePointAt(0);
+          len += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        }
+        skip = false;
+      }
+    }
+    lens[k] = len;
+    b += len;
+  }
+  return lens;
+}
+
 // ids of a text: the special-token strings parsed (leftmost, then the longest, as the library's finder) when
 // `parse`, the rest through the C core
 export function encodeText(vocab, specials, text, parse) {
+  // (a SentencePiece model's caller passes parse false: it never parses its control pieces)
   if (!parse) return Array.from(vocab.encode(text));
   const names = Object.keys(specials);
   const out = [];
@@ -217,11 +296,53 @@ export function spoken(s, names) {
   return words.join(" ") || "empty";
 }
 
-function tokenTooltip(id, bytes, rank, special) {
+// tokenizers.core.html.token_tooltip (the unknown token aside: these vocabularies never give one)
+function tokenTooltip(id, bytes, rank, special, piece, fallback) {
   const lines = [`id ${id}`, `bytes ${hexbytes(bytes) || "(none)"}`, `repr ${bytesRepr(bytes)}`];
+  if (piece) lines.push(`piece ${piece}`);
   if (rank !== null) lines.push(`merge rank ${rank}`);
   if (special) lines.push("special token");
+  if (fallback) lines.push("byte-fallback piece (no piece for this character)");
   return lines.join("\n");
+}
+
+const utf8 = (b, fatal) => { try { return new TextDecoder("utf-8", { fatal, ignoreBOM: true }).decode(b); } catch { return null; } };
+
+// tokenizers.core.html.word_markers: (prefix, suffix) a piece's spelling adds around its own characters
+function wordMarkers(piece, bytes) {
+  if (!piece) return null;
+  const surface = utf8(bytes, true);
+  if (surface === null || piece === surface) return null;
+  if (piece.startsWith(surface)) return ["", piece.slice(surface.length)];
+  if (piece.endsWith(surface)) return [piece.slice(0, piece.length - surface.length), ""];
+  return null;
+}
+
+// tokenizers.core.html._body_parts (and _marked_parts): the visible text of a segment of `shown` (its line
+// breaks aside), whose first token has this piece and these bytes
+function bodyParts(piece, bytes, shown, whitespace) {
+  const markers = wordMarkers(piece, bytes);
+  if (markers !== null) {
+    let surface = utf8(bytes, true);
+    let at = surface ? shown.indexOf(surface) : 0;
+    if (at < 0) { at = 0; surface = shown; }
+    const out = visibleParts(shown.slice(0, at), whitespace);
+    if (markers[0]) out.push(["wm", markers[0]]);
+    if (surface && MARK_FIRST.test(surface)) out.push(["mark", "◌"]);
+    out.push(...visibleParts(surface, whitespace));
+    if (markers[1]) out.push(["wm", markers[1]]);
+    return out.concat(visibleParts(shown.slice(at + surface.length), whitespace));
+  }
+  if (piece && piece === utf8(bytes, false)) piece = "";
+  const marks = piece ? piece.length - piece.replace(/^\u2581+/, "").length : 0;
+  const out = [];
+  if (marks) {
+    const spaces = shown.length - shown.replace(/^ +/, "").length;
+    out.push(["sp", "▁".repeat(marks)]);
+    shown = shown.slice(Math.min(marks, spaces));
+  }
+  if (shown && MARK_FIRST.test(shown)) out.push(["mark", "◌"]);
+  return out.concat(visibleParts(shown, whitespace));
 }
 
 // where each UTF-8 byte offset of `text` falls in its JavaScript string (-1 inside a character), and each
@@ -264,7 +385,9 @@ function charWindow(starts, off, c0, c1) {
 export function buildModel(text, ids, table, names, o) {
   const off = offsets(text);
   const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
-  for (let k = 0; k < n; k++) { lens[k] = table.bytes(ids[k]).length; starts[k + 1] = starts[k] + lens[k]; }
+  if (table.sp) lens.set(spLengths(text, ids, table, off));
+  else for (let k = 0; k < n; k++) lens[k] = table.bytes(ids[k]).length;
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + lens[k];
   let lo = 0, hi = n;
   const ncp = off.cpByte.length - 1;
   if (o.win && ncp) {
@@ -285,9 +408,11 @@ export function buildModel(text, ids, table, names, o) {
     const group = b - a, grouped = group > 1;
     const segIds = Array.from(ids.slice(a, b));
     const specialAny = segIds.some(id => table.special.has(id));
+    const fallbackAny = segIds.some(id => table.fallback(id));
     const classes = ["tl-tok"];
     if (grouped) classes.push("tl-group");
     if (specialAny) classes.push("tl-special");
+    if (fallbackAny) classes.push("tl-fallback");
     classes.push(o.alternating ? `tl-a${k % 2}` : `tl-c${colors[k][0]}`);
     if (colors && colors[k][1]) classes.push("tl-same");
     const shown = text.slice(off.u16[starts[a]], off.u16[starts[b]]);
@@ -298,14 +423,12 @@ export function buildModel(text, ids, table, names, o) {
       said = labels.length;
       labelIx.set(key, said);
       const which = grouped ? `${group} tokens, ids ${segIds.join(" ")}` : `id ${segIds[0]}`;
-      labels.push([spoken(shown, names), ...(specialAny ? ["special token"] : []), which].join(", "));
+      labels.push([spoken(shown, names), ...(specialAny ? ["special token"] : []),
+        ...(fallbackAny ? ["byte fallback"] : []), which].join(", "));
     }
     labelOf.push(said);
-    let body = [];
-    if (core) {
-      if (MARK_FIRST.test(core)) body.push(["mark", "◌"]);
-      body.push(...visibleParts(core, o.whitespace));
-    }
+    const piece = table.piece(ids[a]);
+    let body = core || piece ? bodyParts(piece, table.bytes(ids[a]), core, o.whitespace) : [];
     if (breaks) {
       if (o.whitespace) body.push(...visibleParts(breaks, true).filter(p => p[1] !== "\n"));
       else if (!body.length) body = [["nl", "↵".repeat(breaks.split("\n").length - 1) || "␍"]];
@@ -323,7 +446,8 @@ export function buildModel(text, ids, table, names, o) {
         tip = tips.length;
         tipOf.set(id, tip);
         const bytes = table.bytes(id);
-        tips.push(tokenTooltip(id, bytes, table.rank(id, bytes.length), table.special.has(id)));
+        tips.push(tokenTooltip(id, bytes, table.rank(id, bytes.length), table.special.has(id), table.piece(id),
+          table.fallback(id)));
       }
     }
     rows.push([classes.join(" "), tip, segIds.join(" "), pos, body, breaks]);
@@ -337,7 +461,7 @@ export function buildModel(text, ids, table, names, o) {
 // The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`
 export function liveModel(v, text, live, d) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
-  const ids = encodeText(v.vocab, v.table.specials, clean, live.parse);
+  const ids = encodeText(v.vocab, v.table.specials, clean, live.parse && v.table.parses);
   const built = buildModel(clean, ids, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
     win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label });
   built.ids = ids;

@@ -20,6 +20,8 @@ A SentencePiece BPE model (mistral_sp: SentencePieceTokenizer.native_state) uses
 for what tl_sp_new takes, with three header fields added: "algorithm": "sentencepiece_bpe" (absent:
 byte-level BPE), "sp_flags" (tl_native.h's TL_SP_* bits: dummy prefix, space escape, byte fallback),
 "unk_id"; and "scores": true, which puts float32 scores[ntok] after the ids (before the tokens' bytes).
+For the spans drawn in the browser (ui/web/live_spans.js) it also carries "byte_pieces": the spelling of
+each byte's piece, byte_ids[b]'s ("<0x0A>"; "" where the model has none and byte_ids[b] is <unk>'s).
 Its byte_ids are the byte pieces' ids (<0xXX>), its tokens the normal pieces (U+2581 for a space),
 npairs is 0, mode 0 and pattern "".
 
@@ -147,6 +149,7 @@ def _serialize_sentencepiece(tok) -> Blob:
         "special_tokens": dict(tok.special_tokens), "native": digest(),
         "algorithm": "sentencepiece_bpe", "sp_flags": sum(SP_FLAGS[f] for f in st["flags"]),
         "unk_id": st["unk_id"], "scores": True,
+        "byte_pieces": [tok.piece_of(i) if tok.is_byte_fallback(i) else "" for i in st["byte_ids"]],
     }
     return _pack(header, st["byte_ids"], [], toks, scores=[s for _, _, s in st["pieces"]])
 
