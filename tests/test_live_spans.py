@@ -11,6 +11,7 @@ import shutil
 import subprocess
 
 import pytest
+import regex
 
 from app_pages.widgets import spans_js
 from conftest import TRICKY_TEXTS
@@ -19,7 +20,7 @@ from service import browser_assets
 from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build
 from tokenizers.bpe.native.lib import HERE
-from tokenizers.core.html import span_model
+from tokenizers.core.html import LONG_CELLS, span_model
 from tokenizers.core.text import clean_text
 from ui import paging
 from ui.spans import window as token_window
@@ -43,7 +44,19 @@ EXTRA = [
     "\u2581 literal \u2581\u2581marks\u2581 and  spaces \u2581",
     "\u2581",
     "\t\u00e9\u0301 \U0001F600\U0001F600 < > <0x0A> \u4e2d\u6587",
+    # boxes wider than a phone's line (span_model's tl-long, with break marks): runs, a URL, base64, an
+    # indent (with whitespace marks, · and → are measured too), a long line inside a box, Latin-1
+    "=" * 300 + " x\n" + "https://example.com/" + "a1b2" * 40 + "\nx = '" + "QUJD" * 60 + "'\n",
+    "def f():\n" + " " * 40 + "return 1\n\t\t\t\t\t\t\t\t\t\tx\r\n" + "-" * 17 + "\r\n\r\n",
+    "\u00e9" * 30 + " " + "\u00df" * 25 + " " + "\u2581" * 20,
+    "———————————————— и пользователя количество, Ελληνικά μαθηματικά, \uff21\uff22\uff23",
+    "a" + " " * 17 + "b\na" + " " * 18 + "b\n" + "-" * 16 + " " + "=" * 17,   # boxes of 16 and 17 cells
 ]
+# boxes only Python can measure (East Asian widths, combining marks): the browser leaves the column to
+# the server's run (live_spans.js isLong), and the test holds it to that
+UNDECIDED = [" สำนักเลขานุการองค์กร วิเคราะห์บอลวันนี้"]   # o200k_base: each word is one token
+NARROW = regex.compile(r"(?:(?![\p{M}\uff00-\uffef])[\x00-\u02ff\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}"
+                       r"\u2010-\u2027\u2192\u21b5\u240d\u2581])*")  # live_spans.js's NARROW
 OPTIONS = [dict(parse=False, whitespace=False, alternating=False), dict(parse=True, whitespace=True, alternating=False),
            dict(parse=True, whitespace=False, alternating=True), dict(parse=False, whitespace=True, alternating=True)]
 
@@ -121,7 +134,7 @@ def run_node(tmp_path, cases: list[dict]) -> dict:
 
 
 def test_browser_spans_equal_the_servers(tmp_path):
-    texts = [*TRICKY_TEXTS, *EXTRA, *PAYLOADS.values()]
+    texts = [*TRICKY_TEXTS, *EXTRA, *UNDECIDED, *PAYLOADS.values()]
     cases, want = [], []
     for k, text in enumerate(texts):
         for j, o in enumerate(OPTIONS):
@@ -136,10 +149,15 @@ def test_browser_spans_equal_the_servers(tmp_path):
         cases.append({"text": text, "live": {**o, "win": [9000, page]}, "d": d})
         want.append((text, o, d, [9000, page]))
     got = run_node(tmp_path, cases)
-    problems = []
+    problems, deferred = [], []
     for name in NAMES:
         for case, (text, o, d, win), g in zip(cases, want, got[name]):
             w = reference(name, text, o, d, win)
+            if g["model"] is None:  # left to the server: only when a box's width needs Python
+                if not any(undecided(row[4]) for row in w["model"]["segs"]):
+                    problems.append(f"{name} {text[:30]!r} {o}: the browser left a column it can draw exactly")
+                deferred.append(text)
+                continue
             for field in ("ids", "count", "chars", "bytes"):
                 if g[field] != w[field]:
                     problems.append(f"{name} {text[:30]!r} {o}: {field} {str(g[field])[:80]} != {str(w[field])[:80]}")
@@ -154,6 +172,18 @@ def test_browser_spans_equal_the_servers(tmp_path):
             if len(g["model"]["segs"]) != len(w["model"]["segs"]):
                 problems.append(f"{name} {text[:30]!r} {o}: {len(g['model']['segs'])} segments != {len(w['model']['segs'])}")
     assert not problems, "\n".join(problems[:20])
+    assert set(deferred) <= set(UNDECIDED) | set(TRICKY_TEXTS) | set(PAYLOADS.values()), "a long box it measures"
+    assert set(UNDECIDED) <= set(deferred)
+    long_drawn = [g for g in got["gpt2"] if g["model"] and any("tl-long" in r[0] for r in g["model"]["segs"])]
+    assert long_drawn and any(p[0] == "brk" for g in long_drawn for r in g["model"]["segs"] for p in r[4])
+
+
+def undecided(parts) -> bool:
+    """A box live_spans.js cannot measure: a line of more than LONG_CELLS / 2 characters, one of them not
+    NARROW (the Python side of its isLong)."""
+    text = "".join(t for _, t in parts)
+    return sum(len(t) for _, t in parts) > LONG_CELLS // 2 and any(
+        len(line) > LONG_CELLS // 2 and not NARROW.fullmatch(line) for line in text.split("\n"))
 
 
 def test_spoken_names_cover_what_spoken_says():

@@ -382,6 +382,76 @@ function charWindow(starts, off, c0, c1) {
 // The spans model of span_model(text, tokens[window], whitespace, alternating, flip_tips, owner, start, font_size,
 // label) for a byte-level BPE vocabulary; with `win` = [chars per page, page] the server's page of the text
 // (app_pages/compare.py window_of), else the whole text. Returns {model, count}.
+// A box wider than LONG_CELLS monospace cells may break, with a mark at each break (tokenizers.core.html:
+// is_long, breakable). Cells are told exactly here only for NARROW characters: below U+0300, Latin, Greek
+// and Cyrillic but their marks and fullwidth forms, general punctuation, the whitespace marks and
+// SentencePiece's ▁ (none is East Asian wide or combining: one cell each, and each its own grapheme
+// cluster but CR LF); a line of up to LONG_CELLS / 2 code points is narrower whatever it holds. A longer
+// line of other characters needs Python's East Asian widths and combining classes, so isLong says null
+// (undecided) and the column waits for the server's run (tests/test_live_spans.py mirrors this class).
+const LONG_CELLS = 16, MAX_BREAKS = 4096, BREAK_STEP = 16;
+const UNBROKEN = new Set(["ids", "wm", "nl"]);
+const ASCII = /^[\x00-\x7f]*$/;
+const NARROW = /^(?:(?![\p{M}\uff00-\uffef])[\x00-\u02ff\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\u2010-\u2027\u2192\u21b5\u240d\u2581])*$/u;
+const cpLength = (t) => { let n = 0; for (const _ of t) n++; return n; };
+
+export function isLong(parts) {
+  let total = 0;
+  for (const [, t] of parts) total += cpLength(t);
+  if (total <= Math.floor(LONG_CELLS / 2)) return false;
+  let undecided = false;
+  for (const line of parts.map(p => p[1]).join("").split("\n")) {
+    if (NARROW.test(line)) {
+      if (line.length > LONG_CELLS) return true;
+    } else if (cpLength(line) > LONG_CELLS / 2) undecided = true;
+  }
+  return undecided ? null : false;
+}
+
+// breakable for the parts isLong could measure (every character NARROW: one cluster each, but CR LF)
+export function breakable(parts) {
+  let total = 0;
+  for (const [, t] of parts) total += t.length;
+  const step = Math.min(BREAK_STEP, Math.max(1, Math.ceil(total / MAX_BREAKS)));
+  const out = [];
+  let prev = "", since = 0;
+  const add = (c, t) => {
+    if (out.length && out[out.length - 1][0] === c) out[out.length - 1] = [c, out[out.length - 1][1] + t];
+    else out.push([c, t]);
+  };
+  for (const [c, t] of parts) {
+    if (t && ASCII.test(t) && ASCII.test(prev) && prev !== "\r" && prev !== "\n" && !t.includes("\r")
+        && !t.includes("\n") && !UNBROKEN.has(c) && c !== "mark") {
+      let at = 0;
+      while (at < t.length) {
+        if (since >= step) {
+          if (prev) out.push(["brk", ""]);
+          since = 0;
+        }
+        const piece = t.slice(at, at + step - since);
+        add(c, piece);
+        since += piece.length;
+        at += piece.length;
+        prev = piece[piece.length - 1];
+      }
+      continue;
+    }
+    const units = UNBROKEN.has(c) || c === "mark" ? [t] : (t.match(/\r\n|[\s\S]/gu) || []);
+    for (const u of units) {
+      if (!prev || !(prev === "\r" && u.startsWith("\n"))) {  // u starts a cluster
+        if (since >= step) {
+          if (prev && prev !== "\n" && u !== "\n" && c !== "ids") out.push(["brk", ""]);
+          since = 0;
+        }
+        since += 1;
+      }
+      add(c, u);
+      prev = u;
+    }
+  }
+  return out;
+}
+
 export function buildModel(text, ids, table, names, o) {
   const off = offsets(text);
   const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
@@ -403,6 +473,7 @@ export function buildModel(text, ids, table, names, o) {
   const keys = segs.map(([a, b]) => Array.from(ids.slice(a, b)).join(","));
   const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
   const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
+  let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
   let pos = lo;
   segs.forEach(([a, b], k) => {
     const group = b - a, grouped = group > 1;
@@ -450,11 +521,17 @@ export function buildModel(text, ids, table, names, o) {
           table.fallback(id)));
       }
     }
+    const long = isLong(body);
+    if (long === null) undecided = true;
+    else if (long) {
+      if (!core.includes("\n")) classes.push("tl-long");  // one line: it moves to a line of its own first
+      body = breakable(body);
+    }
     rows.push([classes.join(" "), tip, segIds.join(" "), pos, body, breaks]);
     pos += group;
   });
-  const model = { owner: o.owner || "", flip: !!o.flip, font: o.font || "", label: o.label || "Tokens", tips,
-    segs: rows, labels, label_of: labelOf };
+  const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",
+    label: o.label || "Tokens", tips, segs: rows, labels, label_of: labelOf };
   return { model, count: n, chars: ncp, bytes: off.nbytes };
 }
 

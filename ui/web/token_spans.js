@@ -92,6 +92,8 @@ function liveDraw(st) {
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
   const built = liveModel(st.v, text, L, st.data);
+  st.root.dataset.deferred = built.model ? "" : "width";
+  if (!built.model) return;  // a box only the server can measure (live_spans.js isLong): its run draws it
   const div = draw(st.root, built.model, true);
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
