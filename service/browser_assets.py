@@ -136,8 +136,12 @@ def server_only_reason(name: str) -> str:
 def live_assets(name: str) -> dict | None:
     """What a spans component needs to encode `name`'s columns in the browser ({"wasm", "host", "vocab",
     "names"}), or None when this column stays on the server."""
-    core = core_urls()
-    vocab = vocab_url(name) if core else None
-    if vocab is None:
+    try:
+        core = core_urls()
+        vocab = vocab_url(name) if core else None
+        if vocab is None:
+            return None
+        return {"wasm": core[0], "host": core[1], "vocab": vocab, "names": names_url()}
+    except OSError as e:  # the app's folder is read-only (some hosts) or full: the server draws, as before
+        log.warning("browser assets unavailable (%s): the columns update from the server", e)
         return None
-    return {"wasm": core[0], "host": core[1], "vocab": vocab, "names": names_url()}

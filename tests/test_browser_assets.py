@@ -4,6 +4,8 @@ BPE, mistral_sp's SentencePiece BPE); Compare's columns say which wait for the s
 
 from __future__ import annotations
 
+import os
+
 import hashlib
 
 import pytest
@@ -83,3 +85,23 @@ def test_compare_labels_the_columns_that_wait_for_the_server():
     else:  # gpt2 and mistral_sp are drawn in the browser
         assert waiting == ["Updates after a pause in typing, from the server (this tokenizer does not run in the "
                            "browser)."]
+
+
+def test_a_read_only_app_folder_leaves_every_column_on_the_server(monkeypatch, tmp_path):
+    """Where the app's folder cannot be written (a read-only deploy), the page keeps the server path
+    instead of failing."""
+    locked = tmp_path / "static" / "tl"
+    locked.parent.mkdir()
+    locked.parent.chmod(0o500)
+    monkeypatch.setattr(browser_assets, "STATIC", locked)
+    for cached in (browser_assets.core_urls, browser_assets.vocab_url):
+        cached.cache_clear()
+    try:
+        if os.geteuid() == 0:  # root writes anyway: make the write itself fail
+            monkeypatch.setattr(browser_assets.tempfile, "mkstemp",
+                                lambda **kw: (_ for _ in ()).throw(PermissionError("read-only")))
+        assert browser_assets.live_assets("gpt2") is None
+    finally:
+        locked.parent.chmod(0o700)
+        for cached in (browser_assets.core_urls, browser_assets.vocab_url):
+            cached.cache_clear()
