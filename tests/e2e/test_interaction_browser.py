@@ -66,14 +66,14 @@ def test_compare_updates_as_you_type(page, app_url):
 
 def test_a_big_paste_waits_for_apply_and_keeps_the_box(browser, app_url):
     """A real Ctrl+V of 200 KB: the box takes it at once (Chromium's own insertion of that much text
-    into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it. (Mistral's
-    SentencePiece runs on the server only; a column the browser tokenizes follows the paste at once:
-    tests/e2e/test_live_compare_browser.py.)"""
+    into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it. (DeepSeek-V3, a
+    tokenizer.json pipeline, runs on the server only; a column the browser tokenizes follows the paste at
+    once: tests/e2e/test_live_compare_browser.py.)"""
     ctx = new_context(browser, viewport={"width": 1400, "height": 1400})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
     page = ctx.new_page()
-    names = ["mistral_sp"]
-    box = open_compare(page, app_url, text="small", tokenizers="mistral_sp")
+    names = ["deepseek_v3"]
+    box = open_compare(page, app_url, text="small", tokenizers="deepseek_v3")
     wait_counts(page, expected("small", names))
     settle(page)
     asked = runs_asked(page)
