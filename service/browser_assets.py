@@ -128,7 +128,11 @@ def names_url() -> str:
 
 def server_only_reason(name: str) -> str:
     """Why a column with no live_assets waits for the server, in a few words for its caption."""
-    if core_urls() is None:
+    try:
+        core = core_urls()
+    except OSError:  # as in live_assets: the files could not be written
+        return "this server cannot write the files a browser would need"
+    if core is None:
         return "this server has no WebAssembly build of the tokenizers"
     return "this tokenizer does not run in the browser"
 

@@ -101,6 +101,7 @@ def test_a_read_only_app_folder_leaves_every_column_on_the_server(monkeypatch, t
             monkeypatch.setattr(browser_assets.tempfile, "mkstemp",
                                 lambda **kw: (_ for _ in ()).throw(PermissionError("read-only")))
         assert browser_assets.live_assets("gpt2") is None
+        assert "cannot write" in browser_assets.server_only_reason("gpt2")   # the column's caption says why
     finally:
         locked.parent.chmod(0o700)
         for cached in (browser_assets.core_urls, browser_assets.vocab_url):
