@@ -106,9 +106,18 @@ def reference(name: str, text: str, o: dict, d: dict, win=None) -> dict:
         lo, hi = paging.char_window(toks, k * per, min(len(clean), (k + 1) * per))
     model = span_model(clean, token_window(toks, lo, hi), whitespace=o["whitespace"], alternating=o["alternating"],
                        rank_of=tok.merge_rank, flip_tips=d["flip"], owner=d["owner"], start=lo,
-                       font_size=d["font"], label=d["label"])
+                       font_size=d["font"], label=d["label"], marks=frozenset(d.get("marks") or ()),
+                       pinned=d.get("pinned"))
     return {"model": model, "ids": [t.id for t in toks], "count": len(toks), "chars": len(clean),
             "bytes": len(clean.encode("utf-8"))}
+
+
+def edges(text: str, k: int) -> dict:
+    """Red edges at every third byte offset (and the text's end, where no token starts) and a pinned token
+    at index `k`, or none: the marks and pinned of a compact payload. span_model only asks whether a
+    token's start is among the marks, which is all the browser must agree on."""
+    n = len(clean_text(text)[0].encode("utf-8"))
+    return {"marks": list(range(k % 3, n + 1, 3)), "pinned": k if k % 5 else None}
 
 
 def run_node(tmp_path, cases: list[dict]) -> dict:
@@ -141,11 +150,14 @@ def test_browser_spans_equal_the_servers(tmp_path):
             if (k + j) % 2 and text not in EXTRA:  # every tricky text with two of the four option sets
                 continue
             d = {"owner": f"compare:x:{k}", "flip": k % 3 == 0, "font": "1.1rem" if k % 2 else "", "label": f"L{k}"}
+            if j % 2:  # what only the server knows (a compact payload): red edges and a pinned token
+                d.update(edges(text, k))
             cases.append({"text": text, "live": {**o, "win": None}, "d": d})
             want.append((text, o, d, None))
     text = long_text()
     for page in (0, 1, 7):  # paged as the server pages a long text (the last page is clamped)
         o, d = OPTIONS[page % 4], {"owner": "compare:p:a", "flip": False, "font": "", "label": "P"}
+        d.update(edges(text, 2500 * page + 3))  # a pinned token on the page (page 7 is clamped: none there)
         cases.append({"text": text, "live": {**o, "win": [9000, page]}, "d": d})
         want.append((text, o, d, [9000, page]))
     got = run_node(tmp_path, cases)
@@ -174,6 +186,8 @@ def test_browser_spans_equal_the_servers(tmp_path):
     assert not problems, "\n".join(problems[:20])
     assert set(deferred) <= set(UNDECIDED) | set(TRICKY_TEXTS) | set(PAYLOADS.values()), "a long box it measures"
     assert set(UNDECIDED) <= set(deferred)
+    drawn = [r[0] for g in got["cl100k_base"] if g["model"] for r in g["model"]["segs"]]
+    assert sum("tl-diff" in c for c in drawn) > 100 and sum("tl-pin" in c for c in drawn) > 10
     long_drawn = [g for g in got["gpt2"] if g["model"] and any("tl-long" in r[0] for r in g["model"]["segs"])]
     assert long_drawn and any(p[0] == "brk" for g in long_drawn for r in g["model"]["segs"] for p in r[4])
 

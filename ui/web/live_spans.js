@@ -7,8 +7,8 @@
 // What it draws is what the server draws for the same text and options: the same segments (tokens that
 // share a character grouped), classes (colour by id through assignColors, tl-same, tl-group, tl-special),
 // tooltips, accessible names and line breaks; for SentencePiece also the ▁ marks ("sp" parts), the pieces in
-// the tooltips and the byte-fallback pieces (tl-fallback). Not drawn here: the red edges of "Mark boundaries that
-// differ" and a pinned token (both come back with the server's run after the pause).
+// the tooltips and the byte-fallback pieces (tl-fallback); the red edges of "Mark boundaries that differ" and a
+// pinned token as the server gives them (its compact payload: app_pages/compare.py), for the text it ran on.
 
 const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
   core: null,       // Promise of TokenLensWasm's core (one per visit)
@@ -379,8 +379,9 @@ function charWindow(starts, off, c0, c1) {
   return [lo, Math.max(lo, hi)];
 }
 
-// The spans model of span_model(text, tokens[window], whitespace, alternating, flip_tips, owner, start, font_size,
-// label) for a byte-level BPE vocabulary; with `win` = [chars per page, page] the server's page of the text
+// The spans model of span_model(text, tokens[window], whitespace, alternating, marks, flip_tips, owner, start,
+// pinned, font_size, label) for a byte-level BPE vocabulary (`marks`: the byte offsets of the red "differ" edges,
+// an array; `pinned`: the pinned token's index in the whole text, or null); with `win` = [chars per page, page] the server's page of the text
 // (app_pages/compare.py window_of), else the whole text. Returns {model, count}.
 // A box wider than LONG_CELLS monospace cells may break, with a mark at each break (tokenizers.core.html:
 // is_long, breakable). Cells are told exactly here only for NARROW characters: below U+0300, Latin, Greek
@@ -472,6 +473,7 @@ export function buildModel(text, ids, table, names, o) {
   if (g < hi) segs.push([g, hi]);
   const keys = segs.map(([a, b]) => Array.from(ids.slice(a, b)).join(","));
   const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
+  const marks = o.marks && o.marks.length ? new Set(o.marks) : null;  // byte offsets (span_model's marks)
   const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
   let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
   let pos = lo;
@@ -484,6 +486,8 @@ export function buildModel(text, ids, table, names, o) {
     if (grouped) classes.push("tl-group");
     if (specialAny) classes.push("tl-special");
     if (fallbackAny) classes.push("tl-fallback");
+    if (marks) for (let j = a; j < b; j++) if (marks.has(starts[j])) { classes.push("tl-diff"); break; }
+    if (o.pinned != null && pos <= o.pinned && o.pinned < pos + group) classes.push("tl-pin");
     classes.push(o.alternating ? `tl-a${k % 2}` : `tl-c${colors[k][0]}`);
     if (colors && colors[k][1]) classes.push("tl-same");
     const shown = text.slice(off.u16[starts[a]], off.u16[starts[b]]);
@@ -535,12 +539,14 @@ export function buildModel(text, ids, table, names, o) {
   return { model, count: n, chars: ncp, bytes: off.nbytes };
 }
 
-// The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`
+// The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`.
+// `d` holds the model's owner, flip, font and label, and for the text the server last ran on its marks and
+// pinned token (app_pages/compare.py compact_spans: only the server knows them)
 export function liveModel(v, text, live, d) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
   const ids = encodeText(v.vocab, v.table.specials, clean, live.parse && v.table.parses);
   const built = buildModel(clean, ids, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
-    win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label });
+    win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label, marks: d.marks, pinned: d.pinned });
   built.ids = ids;
   return built;
 }
