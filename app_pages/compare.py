@@ -19,7 +19,7 @@ from app_pages.links import FONT_SIZES, KEEP, VIEWS
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
                                resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
-                               token_clicks, token_spans)
+                               reported, token_clicks, token_spans)
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
 from ui import analysis, export, paging
@@ -112,6 +112,7 @@ class Shown:
     diff_on: bool
     ref: str | None
     pinned: tuple | None
+    sizes: tuple[int, int] = (0, 0)  # UTF-8 bytes of text A and B as typed (above the limit they were cut)
 
 
 # -- the frame and the inputs -------------------------------------------------------------------------
@@ -350,8 +351,7 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
     st.html(render_header(name if which == "a" else f"{name}:b", title_of(name) + (" · B" if which == "b" else ""),
                           len(toks), len(txt), len(txt.encode("utf-8")), note=note))
     lo, hi = paging.char_window(toks, *page_slice)
-    shown = token_window(toks, lo, hi)
-    if not shown:
+    if hi <= lo:
         st.caption("No tokens in this stretch of text.")
     elif inp.view == "Spans":
         marks = frozenset()
@@ -363,21 +363,46 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
         live = live_spans(s, name, which, page_slice)
         if live["assets"] is None:
             st.caption(f"Updates after a pause in typing, from the server ({live['why']}).")
-        token_spans(component_key(f"{K}spans", name, which),
-                    span_model(txt, shown, whitespace=inp.show_ws, alternating=inp.alternating, marks=marks,
-                               rank_of=tok.merge_rank, flip_tips=k == 1 and not inp.present,
-                               owner=f"compare:{name}:{which}", start=lo, pinned=s.pinned[2] if here else None,
-                               font_size=inp.font,
-                               label=f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"), live)
+        pinned = s.pinned[2] if here else None
+        label = f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"
+        flip = k == 1 and not inp.present
+        if browser_draws(s, live, which):
+            model = compact_spans(toks, lo, hi, marks, pinned, owner=f"compare:{name}:{which}", flip=flip,
+                                  font=inp.font, label=label)
+        else:
+            model = span_model(txt, token_window(toks, lo, hi), whitespace=inp.show_ws, alternating=inp.alternating,
+                               marks=marks, rank_of=tok.merge_rank, flip_tips=flip, owner=f"compare:{name}:{which}",
+                               start=lo, pinned=pinned, font_size=inp.font, label=label)
+        token_spans(component_key(f"{K}spans", name, which), model, live)
         if here and lo <= s.pinned[2] < hi:
             pinned_panel(s, name, toks, s.pinned[2], txt)
     elif inp.view == "Text with boundaries":
-        boundaries_view(component_key(f"{K}bview", name, which), txt, shown, font_size=inp.font)
+        boundaries_view(component_key(f"{K}bview", name, which), txt, token_window(toks, lo, hi), font_size=inp.font)
     elif inp.view == "IDs":
-        st.code(", ".join(str(t.id) for t in shown), language=None, wrap_lines=True)
+        st.code(", ".join(str(t.id) for t in token_window(toks, lo, hi)), language=None, wrap_lines=True)
     else:
-        st.dataframe(pd.DataFrame(export.token_rows(shown)), hide_index=True,
-                     height=min(400, 35 * (len(shown) + 1) + 3), key=f"{K}table_{name}_{which}")
+        st.dataframe(pd.DataFrame(export.token_rows(token_window(toks, lo, hi))), hide_index=True,
+                     height=min(400, 35 * (hi - lo + 1) + 3), key=f"{K}table_{name}_{which}")
+
+
+def browser_draws(s: Shown, live: dict, which: str) -> bool:
+    """Whether this column's spans go to the browser as a compact payload: its live box reported that this
+    browser draws the column itself (widgets.reported: a hint, never trusted alone), the server publishes
+    the column's tokenizer to browsers (live["assets"]), and the text was not cut (the browser draws the
+    box's text, which then is the server's)."""
+    return (live["assets"] is not None and live["head"] in reported(live["source"])
+            and s.sizes[0 if which == "a" else 1] <= live["limit"])
+
+
+def compact_spans(toks, lo: int, hi: int, marks: frozenset, pinned: int | None, **model) -> dict:
+    """What a column the browser draws needs from the server (issue 22): span_model's owner, flip, font and
+    label, and what only the server knows: the red edges of "Mark boundaries that differ" on this page of
+    the text (byte offsets, as span_model's `marks`) and the pinned token's index. No segments: the browser
+    encodes the box's text itself (live_spans.js buildModel, held equal to span_model)."""
+    if marks and hi > lo:
+        b0, b1 = toks[lo].byte_span[0], toks[hi - 1].byte_span[1]
+        marks = sorted(m for m in marks if b0 <= m < b1)
+    return {**model, "marks": sorted(marks), "pinned": pinned}
 
 
 def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> dict:
@@ -600,7 +625,7 @@ def compare_view():
         diff_on, ref = diff_controls(inp, results)
     with a.results:
         text_notes(inp, clean, clean_b, tokenizers, results)
-        shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned)
+        shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b))
         columns(shown)
         counts_and_downloads(shown)
         decoder(tokenizers)

@@ -75,7 +75,10 @@ def token_spans(key: str, model: dict, live: dict | None = None) -> None:
     service.browser_assets.live_assets(name) or None (this column waits for the server), "head": the
     column heading's data-tokenizer (its counts follow too), "parse", "whitespace", "alternating" (the
     model's options), "win": [characters per page, page] or None for the whole text, "limit": the UTF-8
-    bytes above which the server cuts the text}. The server's next run draws them again."""
+    bytes above which the server cuts the text}. The server's next run draws them again, from `model`:
+    span_model's, or for a column the box reports the browser draws (`reported`) a compact one, {"owner",
+    "flip", "font", "label", "marks", "pinned"} without segments, which the browser draws from its own
+    encode of the box's text (live_spans.js buildModel; it asks the box to report again if it cannot)."""
     if live is not None:
         model = {**model, "live": live}
     # as JSON bytes made once: given a dict, Streamlit would serialize it twice (payload and identity)
@@ -98,7 +101,8 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
 
     Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
     shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
-    edit that crosses such a change on the wire is dropped rather than undoing it."""
+    edit that crosses such a change on the wire is dropped rather than undoing it. Each edit also says
+    which spans columns following the box this browser draws (`reported(key)`)."""
     rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
     st.session_state.setdefault(key, "")
     st.session_state.setdefault(rev_key, 0)
@@ -108,6 +112,7 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
                 and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
             st.session_state[seen_key] = sent["seq"]
             st.session_state[key] = sent["value"]
+            st.session_state[f"{key}_browser"] = browser_heads(sent.get("browser"))
 
     def on_text() -> None:  # before the script runs, so the box's data already holds what it sent
         take((st.session_state.get(box_key) or {}).get("text"))
@@ -119,6 +124,24 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
                         on_text_change=on_text)
     take(result.get("text"))
     return st.session_state[key]
+
+
+MAX_REPORTED = 64  # columns a live box may report (Compare shows far fewer); a longer report is no report
+
+
+def browser_heads(report) -> frozenset[str]:
+    """The columns a live box says this browser draws itself (live_text.js sends their heads, the
+    `live["head"]` of token_spans, with each text): a list of short strings, or nothing. Only a hint,
+    kept in st.session_state[f"{key}_browser"]: a page sends such a column a compact payload only when
+    it has browser assets (app_pages/compare.py), and every other column its full spans."""
+    if not isinstance(report, list) or len(report) > MAX_REPORTED:
+        return frozenset()
+    return frozenset(h for h in report if isinstance(h, str) and len(h) <= 256)
+
+
+def reported(key: str) -> frozenset[str]:
+    """What the live box `key` last reported (browser_heads); nothing before its first send."""
+    return st.session_state.get(f"{key}_browser", frozenset())
 
 
 def bump(key: str) -> None:

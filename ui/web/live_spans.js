@@ -16,7 +16,8 @@ const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
   names: null,      // Promise of the character names table
   text: new Map(),  // live box key -> its newest text
   server: new Map(),  // live box key -> the text the server last drew (live_text.js's data.value)
-  columns: new Map(),  // element id -> {source, ready} (live_text.js asks whether every column is in the browser)
+  columns: new Map(),  // element -> {source, head, ready, deferred} (live_text.js asks whether every column is in
+                       // the browser, and reports the heads of those it draws)
   failed: "",       // the page's one line on why the browser cannot tokenize here ("" while it can)
 });
 
@@ -537,6 +538,12 @@ export function buildModel(text, ids, table, names, o) {
   const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",
     label: o.label || "Tokens", tips, segs: rows, labels, label_of: labelOf };
   return { model, count: n, chars: ncp, bytes: off.nbytes };
+}
+
+// A column whose spans the server left to this browser (a compact payload) that cannot be drawn here after
+// all: the live box reports again without it, and the server's next run draws it (live_text.js)
+export function askServer(source) {
+  window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
 // The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`.

@@ -6,7 +6,8 @@
 // Every edit is also announced on the page at once (a "tl-live-text" event, the text in
 // globalThis.__tlLive.text), for spans that tokenize in the browser (token_spans.js with `live`). When
 // every column following this box draws in the browser, the server waits for `idle` ms of quiet instead
-// (no run per keystroke); its run then brings the counts, chart and decoder up to date.
+// (no run per keystroke); its run then brings the counts, chart and decoder up to date. Each send also
+// reports which of those columns this browser draws itself, so that the server sends them no spans.
 // The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
 export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".tl-live");
@@ -63,18 +64,33 @@ export default function ({ data, parentElement, setStateValue }) {
     }
     return n;
   };
+  // the heads of the columns following this box that this browser draws (every one it can, but one whose box
+  // widths only the server can measure just now): each send reports them, and the server then sends those
+  // columns no spans, only what it alone knows (app_pages/compare.py compact_spans)
+  const drawnHere = () => {
+    const out = [];
+    for (const c of LIVE.columns.values()) if (c.source === s.key && c.ready && !c.deferred && c.head) out.push(c.head);
+    return out;
+  };
   const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
-  const send = () => {
+  const send = (again = false) => {
     clearTimeout(s.timer);
     s.timer = 0;
-    if (box.value === s.sent) return;
+    if (box.value === s.sent && again !== true) return;
     s.busy = performance.now();
     s.sent = box.value;
     s.seq += 1;
     root.dataset.sent = String(s.seq);
     root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
-    s.set("text", { value: box.value, rev: s.rev, seq: s.seq });
+    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, browser: drawnHere() });
+  };
+  // a column the server left to the browser that the browser cannot draw after all (a box only Python
+  // measures, a vocabulary that failed to load) asks for a new report: the box sends again (its text as
+  // it is), and the server's run draws that column itself
+  const onReport = (e) => {
+    if (e.detail.key !== s.key || s.asked) return;
+    s.asked = setTimeout(() => { s.asked = 0; send(true); }, 0);  // once for every column that asks now
   };
   const refresh = () => {
     const n = utf8Length(box.value);
@@ -148,6 +164,7 @@ export default function ({ data, parentElement, setStateValue }) {
   box.addEventListener("beforeinput", onBeforeInput);
   box.addEventListener("blur", onBlur);
   apply.addEventListener("click", send);
+  window.addEventListener("tl-live-report", onReport);
   refresh();
   return (s.off = () => {
     s.off = null;
@@ -157,5 +174,6 @@ export default function ({ data, parentElement, setStateValue }) {
     box.removeEventListener("beforeinput", onBeforeInput);
     box.removeEventListener("blur", onBlur);
     apply.removeEventListener("click", send);
+    window.removeEventListener("tl-live-report", onReport);
   });
 }

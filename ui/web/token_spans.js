@@ -10,6 +10,8 @@
 // A live (browser) draw puts the first FIRST boxes on screen at once and the rest STEP at a time in the
 // following frames, unless a newer draw comes first: while someone types, the browser lays out only the
 // top of each column (what is in view under the box), and the whole page window once typing pauses.
+// A column the live box reported as drawn here gets no spans from the server, only a compact payload (the
+// options, the red edges, the pinned token), and is drawn from the browser's own encode.
 const FIRST = 600, STEP = 1500;
 
 function draw(root, data, progressive = false) {
@@ -91,9 +93,14 @@ function liveDraw(st) {
   if (!st.v || text === undefined || text === st.drawn) return;
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
-  const built = liveModel(st.v, text, L, st.data);
+  const server = text === LIVE.server.get(L.source);  // the server's marks and pinned token are for its text
+  const built = liveModel(st.v, text, L, server ? st.data : { ...st.data, marks: null, pinned: null });
   st.root.dataset.deferred = built.model ? "" : "width";
-  if (!built.model) return;  // a box only the server can measure (live_spans.js isLong): its run draws it
+  if (st.entry) st.entry.deferred = !built.model;
+  if (!built.model) {  // a box only the server can measure (live_spans.js isLong): its run draws it
+    if (st.compact && server) askServer(L.source);
+    return;
+  }
   const div = draw(st.root, built.model, true);
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
@@ -129,13 +136,17 @@ export default function ({ data: raw, parentElement }) {
   const st = root.tlLive || (root.tlLive = { root, frame: 0, drawn: null, v: null });
   if (st.off) st.off();
   if (!L || !L.assets || L.assets.vocab !== st.vocabUrl) st.v = null;
+  // compact: no spans, the browser draws this column itself (app_pages/compare.py compact_spans)
+  const compact = !!L && !data.segs;
   // the server's spans of the text it was sent, unless the box has moved on and the browser can draw it
-  if (!(st.v && LIVE.text.get(L.source) !== LIVE.server.get(L.source))) draw(root, data);
+  if (!compact && !(st.v && LIVE.text.get(L.source) !== LIVE.server.get(L.source))) draw(root, data);
   if (!L) return;
   st.data = data;
   st.vocabUrl = L.assets && L.assets.vocab;
-  st.fromServer = true;
-  const entry = { source: L.source, ready: !!st.v && !!L.assets };
+  st.fromServer = !compact;
+  st.compact = compact;
+  if (compact) st.drawn = null;  // drawn next frame from the browser's own encode, with the marks and pin
+  const entry = (st.entry = { source: L.source, head: L.head, ready: !!st.v && !!L.assets, deferred: false });
   LIVE.columns.set(root, entry);
   const onText = (e) => { if (e.detail.key === L.source) schedule(st); };
   window.addEventListener("tl-live-text", onText);
@@ -145,13 +156,18 @@ export default function ({ data: raw, parentElement }) {
     if (why) {
       entry.ready = false;
       if (!LIVE.failed) sayFallback(why);
+      if (compact) askServer(L.source);
     } else {
       loadVocab(L.assets).then((v) => {
         if (st.data !== data) return;
         st.v = v;
         entry.ready = true;
         schedule(st);  // the box may have moved on while the server ran or the vocabulary loaded
-      }, (err) => { entry.ready = false; sayFallback(String(err && err.message || err)); });
+      }, (err) => {
+        entry.ready = false;
+        sayFallback(String(err && err.message || err));
+        if (compact) askServer(L.source);
+      });
     }
   }
   if (st.v) schedule(st);

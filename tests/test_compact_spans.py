@@ -1,0 +1,101 @@
+"""Issue 22, the pause rerun: a Compare column whose live box reports that the browser draws it gets a
+compact payload (no segments: the options, the red edges and the pinned token) instead of span_model's
+spans; every other column, and every column of a visit whose box reported nothing, gets the full model.
+The report is a hint: a column without browser assets is drawn by the server whatever it says."""
+
+from __future__ import annotations
+
+import json
+
+from app_pages.widgets import MAX_REPORTED, browser_heads
+from conftest import app_test, rerun
+from tokenizers import get_tokenizer
+from ui import analysis
+
+K = "compare_"
+TEXT = "Tokenization isn't magic: 1234567 + 89 = ? 안녕하세요 👋🏽"
+NAMES = "gpt2,cl100k_base,deepseek_v3,mistral_sp"
+
+
+def spans_data(at) -> dict[str, dict]:
+    """Each spans component's data, by its owner's tokenizer and text ("gpt2:a")."""
+    out = {}
+    for c in at.get("bidi_component"):
+        if c.proto.component_name == "token_lens.token_spans":
+            d = json.loads(c.proto.bytes or c.proto.json or c.proto.mixed.json)
+            out[d["owner"].removeprefix("compare:")] = d
+    return out
+
+
+def visit(report=None, **state):
+    query = {"text": TEXT, "tokenizers": NAMES}
+    if report is not None:
+        state[f"{K}text_browser"] = frozenset(report)
+    at = app_test(query=query, state=state)
+    assert not at.exception, at.exception
+    return at
+
+
+def test_reported_columns_get_no_segments_the_others_the_full_model():
+    at = visit(["gpt2", "cl100k_base", "deepseek_v3"])  # not mistral_sp; deepseek_v3 cannot run there
+    got = spans_data(at)
+    assert set(got) == {"gpt2:a", "cl100k_base:a", "deepseek_v3:a", "mistral_sp:a"}
+    for name in ("gpt2", "cl100k_base"):
+        d = got[f"{name}:a"]
+        assert "segs" not in d and "tips" not in d and "labels" not in d, name
+        assert d["marks"] == [] and d["pinned"] is None
+        assert d["live"]["assets"] and d["live"]["head"] == name
+        assert d["label"] == f"{get_tokenizer(name).title}: tokens" and d["owner"] == f"compare:{name}:a"
+    # reported, but the server publishes no browser assets for a tokenizer.json pipeline: the full model
+    assert got["deepseek_v3:a"]["live"]["assets"] is None
+    assert len(got["deepseek_v3:a"]["segs"]) > 10
+    # in the browser but not reported (a column added since the box last sent): the full model
+    assert got["mistral_sp:a"]["live"]["assets"] and len(got["mistral_sp:a"]["segs"]) > 10
+    # the counts and heading stay the server's
+    body = "".join(h.proto.body for h in at.get("html"))
+    assert f'>{len(get_tokenizer("gpt2").encode(TEXT)):,}</b>' in body
+
+
+def test_without_a_report_every_column_gets_the_full_model():
+    got = spans_data(visit())
+    assert all(len(d["segs"]) > 10 and "marks" not in d for d in got.values())
+    assert all(d["live"]["assets"] for n, d in got.items() if n != "deepseek_v3:a")
+
+
+def test_the_compact_payload_carries_the_red_edges_and_the_pinned_token_of_the_full_model():
+    """Marks and pinned as span_model draws them: the compact marks are the differing starts on the page,
+    and the full model (the same visit without the report) puts tl-diff and tl-pin on the same tokens."""
+    state = {f"{K}diff": True, f"{K}ref": "cl100k_base", f"{K}pinned": ("gpt2", "a", 3, hash(TEXT))}
+    compact = spans_data(visit(["gpt2", "cl100k_base"], **state))
+    full = spans_data(visit(**state))
+    toks = get_tokenizer("gpt2").tokenize(TEXT, disallowed_special=())
+    want = sorted(analysis.differing_starts(toks, get_tokenizer("cl100k_base").tokenize(TEXT, disallowed_special=())))
+    assert want and compact["gpt2:a"]["marks"] == want and compact["gpt2:a"]["pinned"] == 3
+    assert compact["cl100k_base:a"]["marks"] == [] and compact["cl100k_base:a"]["pinned"] is None  # the reference
+    starts = {t.byte_span[0]: k for k, t in enumerate(toks)}
+    diff_tokens = {int(seg[3]) + j for seg in full["gpt2:a"]["segs"] if "tl-diff" in seg[0]
+                   for j in range(len(seg[2].split())) if toks[int(seg[3]) + j].byte_span[0] in want}
+    assert diff_tokens == {starts[m] for m in want}
+    [pin] = [seg for seg in full["gpt2:a"]["segs"] if "tl-pin" in seg[0]]
+    assert pin[3] == 3
+
+
+def test_a_cut_text_and_text_b_follow_their_own_box():
+    big = "x" * 1_000_010  # over Compare's 1 MB bound: the server cuts it, the browser's text is not its text
+    at = app_test(query={"tokenizers": "gpt2"}, state={f"{K}text": big, f"{K}text_browser": frozenset({"gpt2"})})
+    assert not at.exception
+    assert "segs" in spans_data(at)["gpt2:a"]
+    at = app_test(query={"text": "hello", "text_b": "world", "ab": "1", "tokenizers": "gpt2"},
+                  state={f"{K}text_b_browser": frozenset({"gpt2:b"})})
+    assert not at.exception
+    got = spans_data(at)
+    assert "segs" in got["gpt2:a"] and "segs" not in got["gpt2:b"]
+    rerun(at, **{f"{K}text_b_browser": frozenset()})  # the box reports again without it
+    assert "segs" in spans_data(at)["gpt2:b"]
+
+
+def test_a_report_is_a_short_list_of_short_strings_or_nothing():
+    assert browser_heads(["gpt2", "gpt2:b"]) == {"gpt2", "gpt2:b"}
+    assert browser_heads(["gpt2", 3, None, {"x": 1}, "y" * 300]) == {"gpt2"}
+    for bad in (None, "gpt2", {"gpt2": True}, 7, ["a"] * (MAX_REPORTED + 1)):
+        assert browser_heads(bad) == frozenset()
