@@ -367,7 +367,7 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
         label = f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"
         flip = k == 1 and not inp.present
         if browser_draws(s, live, which):
-            model = compact_spans(toks, lo, hi, marks, pinned, owner=f"compare:{name}:{which}", flip=flip,
+            model = compact_spans(txt, toks, lo, hi, marks, pinned, owner=f"compare:{name}:{which}", flip=flip,
                                   font=inp.font, label=label)
         else:
             model = span_model(txt, token_window(toks, lo, hi), whitespace=inp.show_ws, alternating=inp.alternating,
@@ -394,15 +394,21 @@ def browser_draws(s: Shown, live: dict, which: str) -> bool:
             and s.sizes[0 if which == "a" else 1] <= live["limit"])
 
 
-def compact_spans(toks, lo: int, hi: int, marks: frozenset, pinned: int | None, **model) -> dict:
+def compact_spans(txt: str, toks, lo: int, hi: int, marks: frozenset, pinned: int | None, **model) -> dict:
     """What a column the browser draws needs from the server (issue 22): span_model's owner, flip, font and
     label, and what only the server knows: the red edges of "Mark boundaries that differ" on this page of
     the text (byte offsets, as span_model's `marks`) and the pinned token's index. No segments: the browser
-    encodes the box's text itself (live_spans.js buildModel, held equal to span_model)."""
+    encodes the box's text itself (live_spans.js buildModel, held equal to span_model).
+    Without marks or a pin the data does not depend on the text, so a pause rerun sends the same element
+    (Streamlit then sends only a reference to it); with them, "of" (the text's hash) makes every text's
+    data new, so that the browser draws them again for the text they belong to."""
     if marks and hi > lo:
         b0, b1 = toks[lo].byte_span[0], toks[hi - 1].byte_span[1]
         marks = sorted(m for m in marks if b0 <= m < b1)
-    return {**model, "marks": sorted(marks), "pinned": pinned}
+    out = {**model, "marks": sorted(marks), "pinned": pinned}
+    if marks or pinned is not None:
+        out["of"] = hash(txt)
+    return out
 
 
 def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> dict:
@@ -414,7 +420,11 @@ def live_spans(s: Shown, name: str, which: str, page_slice: tuple[int, int]) -> 
     assets = browser_assets.live_assets(name) if static else None
     why = "" if assets else browser_assets.server_only_reason(name) if static else "this server serves no static files"
     txt, res = (s.clean, s.results) if which == "a" else (s.clean_b, s.results_b)
-    per, _ = page_windows(txt, res)  # a text that grows past its page while typed is drawn a page at a time
+    per, pages = page_windows(txt, res)  # a text that grows past its page while typed is drawn a page at a time
+    if pages == 1 and (round_per := 1 << (per.bit_length() - 1)) >= len(txt):
+        # one page: a round page size that still holds the whole text draws the same, and keeps the column's
+        # data the same from one pause to the next (the browser then reuses what it has: compact_spans)
+        per = round_per
     return {"source": f"{K}text" if which == "a" else f"{K}text_b", "assets": assets,
             "head": name if which == "a" else f"{name}:b", "parse": s.inputs.parse_special,
             "whitespace": s.inputs.show_ws, "alternating": s.inputs.alternating,
@@ -517,15 +527,11 @@ def counts_and_downloads(s: Shown) -> None:
         st.html(render_counts(ab_rows))
     else:
         st.html(render_counts(stats_rows))
-    stats = pd.DataFrame(stats_rows)
     metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
                                     "tokens vs reference"], key=f"{K}metric", persist_state=KEEP)
-    # plotly.graph_objects, not plotly.express: express takes ~25 ms a rerun to build four bars
-    fig = go.Figure(go.Bar(x=[plotly_text(t) for t in stats["tokenizer"]], y=stats[metric], text=stats[metric],
-                           marker_color=[color_of(n) for n in results]))
-    fig.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      xaxis_title="tokenizer", yaxis_title=metric)
-    st.plotly_chart(fig, key=f"{K}chart")
+    st.plotly_chart(bar_chart(tuple(plotly_text(r["tokenizer"]) for r in stats_rows),
+                              tuple(r.get(metric) for r in stats_rows), tuple(color_of(n) for n in results), metric),
+                    key=f"{K}chart")
     e1, e2 = st.columns(2)
     # built only when clicked: a 1 MB text has a million rows
     total_tokens = sum(len(t) for t in results.values())
@@ -538,6 +544,17 @@ def counts_and_downloads(s: Shown) -> None:
                        lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
                        "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
     spans_for_slides(s)
+
+
+@functools.lru_cache(maxsize=64)
+def bar_chart(labels: tuple, values: tuple, colors: tuple, metric: str) -> go.Figure:
+    """One metric per tokenizer as bars. Built once per distinct chart (a rerun that changes no count, such
+    as a pin or a toggle, reuses it; st.plotly_chart only reads it) and with its layout given to the
+    constructor: plotly validates every property it is given, which made the chart the dearest part of
+    a pause rerun (plotly.express took ~25 ms for four bars, update_layout ~2 ms more than this)."""
+    return go.Figure(go.Bar(x=labels, y=values, text=values, marker_color=colors),
+                     layout={"showlegend": False, "height": 320, "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
+                             "xaxis": {"title": {"text": "tokenizer"}}, "yaxis": {"title": {"text": metric}}})
 
 
 def spans_for_slides(s: Shown) -> None:

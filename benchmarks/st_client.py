@@ -45,6 +45,10 @@ class Run:
     messages_shown: list[str] = field(default_factory=list)  # "error: …", "warning: …", "success: …", "exception: …"
     status: str = ""                            # script_finished's status
     by_kind: dict[str, int] = field(default_factory=dict)   # bytes of new elements by kind (a component: its name)
+    refs: int = 0                               # elements the browser already held: a reference came instead
+
+
+CACHE_AGE = 2  # Streamlit's global.maxCachedMessageAge: runs a cached message is kept after it was last used
 
 
 def _local(url: str) -> str:
@@ -60,7 +64,7 @@ def _local(url: str) -> str:
 
 class Visitor:
     def __init__(self, url: str, *, query: dict | None = None, page: str = "", timeout: float = 120.0,
-                 headers: dict | None = None):
+                 headers: dict | None = None, wasm: bool = True):
         base = _local(url).rstrip("/")
         self.base = base
         self.ws_url = base.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
@@ -78,6 +82,15 @@ class Visitor:
         self.runs: list[Run] = []
         self.session_id = ""
         self.widgets: dict[str, tuple[str, str, object]] = {}   # user key -> (widget id, element kind, its proto)
+        # a browser with WebAssembly draws every spans column the server gives browser assets, and its live
+        # box says so with each text (ui/web/live_text.js): head -> its box's key, as the last run drew them
+        self.wasm = wasm
+        self.in_browser: dict[str, str] = {}
+        # the browser's message cache: the hash of each cacheable message seen (an element of 10 KB or more)
+        # -> the run it was last seen in; each rerun names them, and the server sends a reference instead
+        # of a message the browser already holds (expired after global.maxCachedMessageAge runs, 2)
+        self.cached: dict[str, int] = {}
+        self.run_count = 0
 
     async def __aenter__(self) -> "Visitor":
         self.ws = await connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout,
@@ -98,6 +111,7 @@ class Visitor:
         if fragment:
             r.fragment_id = fragment
         r.widget_states.widgets.extend(widgets)
+        r.cached_message_hashes.extend(self.cached)
         run = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
@@ -108,6 +122,11 @@ class Visitor:
             f = ForwardMsg()
             f.ParseFromString(data)
             kind = f.WhichOneof("type")
+            if kind == "ref_hash":
+                self.cached[f.ref_hash] = self.run_count
+                run.refs += 1
+            elif f.metadata.cacheable and f.hash:
+                self.cached[f.hash] = self.run_count
             if kind == "new_session":
                 self.page_hash = f.new_session.page_script_hash
                 self.session_id = f.new_session.initialize.session_id or self.session_id
@@ -127,6 +146,8 @@ class Visitor:
                     if what == "bidi_component":
                         c = el.bidi_component
                         self.components[c.component_name] = (c.id, c.json)
+                        if c.component_name == "token_lens.token_spans":
+                            self._spans_seen(c)
                     elif what == "exception":
                         run.exceptions.append(el.exception.message)
                     if what == "alert":
@@ -137,6 +158,8 @@ class Visitor:
                     if isinstance(wid, str) and wid.startswith("$$ID-"):
                         self.widgets[wid.split("-", 2)[2]] = (wid, what, getattr(el, what))
             elif kind == "script_finished":
+                self.run_count += 1
+                self.cached = {h: n for h, n in self.cached.items() if self.run_count - n <= CACHE_AGE}
                 run.status = ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)
                 run.seconds = time.perf_counter() - t0
                 if run.status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY",
@@ -148,6 +171,17 @@ class Visitor:
         self.last = run
         self.runs.append(run)
         return run
+
+    def _spans_seen(self, c) -> None:
+        """Note a spans component's column as the browser would: drawn there when it has browser assets
+        (once its vocabulary is loaded: a client that draws nothing has it at once)."""
+        raw = c.bytes or c.json.encode() or c.mixed.json.encode()
+        live = json.loads(raw).get("live") if raw else None
+        if isinstance(live, dict) and live.get("head"):
+            if live.get("assets") and self.wasm:
+                self.in_browser[live["head"]] = live["source"]
+            else:
+                self.in_browser.pop(live["head"], None)
 
     async def goto(self, url_path: str, query: dict | None = None) -> Run:
         """Another page of the app in the same session (as the sidebar's links do)."""
@@ -209,11 +243,14 @@ class Visitor:
         return await self.set(**{key: state})
 
     async def type_text(self, text: str) -> Run:
-        """What Compare's live text box sends after a keystroke: its text, as a rerun of the page's fragment."""
+        """What Compare's live text box sends after a keystroke: its text, as a rerun of the page's fragment,
+        with the heads of the columns this browser draws (none without WebAssembly: `wasm=False`)."""
         wid, data = self.components["token_lens.live_text"]
-        rev = json.loads(data)["rev"]
+        box = json.loads(data)
         self.seq += 1
-        state = WidgetState(id=wid, json_value=json.dumps({"text": {"value": text, "rev": rev, "seq": self.seq}}))
+        heads = [h for h, source in self.in_browser.items() if source == box.get("key")]
+        state = WidgetState(id=wid, json_value=json.dumps({"text": {"value": text, "rev": box["rev"], "seq": self.seq,
+                                                                   "browser": heads}}))
         return await self.rerun(query="", widgets=[state], fragment=self.fragment)
 
 

@@ -11,7 +11,8 @@ server's CPU and memory per visitor, and its memory growth over many distinct te
 A visitor is benchmarks/st_client.Visitor: one websocket session on the Compare page, speaking
 Streamlit's protocol as the browser does (nothing drawn), to a LOCAL server only. A light visitor
 opens Compare with its own ~1 KB text, then every `--think` seconds (± 50 %) "types": sends a new
-text of its own, as the live box does (a fragment rerun), and waits for the run to finish. Rerun time
+text of its own, as the live box does (a fragment rerun, with the box's report of the columns a browser
+with WebAssembly draws itself: those the server gives browser assets), and waits for the run to finish. Rerun time
 is from sending to `script_finished`. Everything is bounded: --visitors ≤ 200, --texts ≤ 5,000,
 --max-seconds (default 900) for the whole script.
 
@@ -33,7 +34,9 @@ Parts:
               "pause" a box whose columns tokenize in the browser (one send --debounce-ms after the
               last key of a run, default 500). --burst-keys 1 (the default) is the light visitor
               above: one edit a pause, the same under both rules.
-  payload     what one rerun sends the browser at --payload-kb KB (bytes; the spans' share)
+  payload     what one rerun sends the browser at --payload-kb KB (bytes; the spans' share), for a browser
+              that draws the columns it can (its live box reports them, as live_text.js does) and for one
+              without WebAssembly (the server draws every column)
 Ends with one JSON line.
 """
 
@@ -365,23 +368,26 @@ async def holds(url: str, pid: int, steps: list[int], **kw) -> dict:
 
 async def payload(url: str, sizes_kb: list[int], edits: int = 3) -> dict:
     """What one keystroke's rerun sends the browser, by size of text (app_speed.py's mixed corpus, a new
-    ending each time): bytes of ForwardMsgs per rerun (median of `edits`), and how much of it is the
+    start each time, as the browser caches what is unchanged): bytes of ForwardMsgs per rerun (median of `edits`), and how much of it is the
     spans components' data."""
     from app_speed import corpus
 
     out = {}
-    for kb in sizes_kb:
-        runs, text = [], corpus(kb * 1000)
-        async with Visitor(url) as v:
-            for k in range(edits + 1):
-                runs.append(await v.type_text(f"{text[:-8]} edit{k:03d}"))
-        runs = runs[1:]  # the first one also draws the page for a text of this size
-        out[f"{kb} KB"] = {"bytes": statistics.median(r.received for r in runs),
-                           "spans_bytes": statistics.median(r.by_kind.get("token_lens.token_spans", 0) for r in runs),
-                           "messages": statistics.median(r.messages for r in runs),
-                           "server_s": statistics.median(r.seconds for r in runs)}
-        print(f"payload {kb} KB: {out[f'{kb} KB']['bytes'] / 1e6:.2f} MB a rerun, of which spans "
-              f"{out[f'{kb} KB']['spans_bytes'] / 1e6:.2f} MB", file=sys.stderr, flush=True)
+    for wasm in (True, False):  # a browser that draws the columns it can (its box says which), and one that cannot
+        kind = "browser" if wasm else "no WebAssembly"
+        for kb in sizes_kb:
+            runs, text = [], corpus(kb * 1000)
+            async with Visitor(url, wasm=wasm) as v:
+                for k in range(edits + 1):
+                    runs.append(await v.type_text(f"edit{k:03d} {text[8:]}"))  # at the start: every span moves
+            runs = runs[1:]  # the first one also draws the page for a text of this size
+            row = out[f"{kb} KB, {kind}"] = {
+                "bytes": statistics.median(r.received for r in runs),
+                "spans_bytes": statistics.median(r.by_kind.get("token_lens.token_spans", 0) for r in runs),
+                "messages": statistics.median(r.messages for r in runs),
+                "server_s": statistics.median(r.seconds for r in runs)}
+            print(f"payload {kb} KB, {kind}: {row['bytes'] / 1e6:.3f} MB a rerun, of which spans "
+                  f"{row['spans_bytes'] / 1e6:.3f} MB; {row['server_s'] * 1000:.0f} ms", file=sys.stderr, flush=True)
     return out
 
 

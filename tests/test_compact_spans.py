@@ -99,3 +99,41 @@ def test_a_report_is_a_short_list_of_short_strings_or_nothing():
     assert browser_heads(["gpt2", 3, None, {"x": 1}, "y" * 300]) == {"gpt2"}
     for bad in (None, "gpt2", {"gpt2": True}, 7, ["a"] * (MAX_REPORTED + 1)):
         assert browser_heads(bad) == frozenset()
+
+
+def test_the_chart_is_the_one_plotly_built_before_and_follows_the_counts():
+    """bar_chart (layout given to the constructor, cached per chart) equals the figure built with
+    update_layout (the old way), and the page's chart holds the counts of its text."""
+    import plotly.graph_objects as go
+
+    from app_pages.compare import bar_chart
+
+    labels, values, colors = ("GPT-2", "&lt;b&gt;x"), (12, None), ("#123456", "#abcdef")
+    old = go.Figure(go.Bar(x=list(labels), y=list(values), text=list(values), marker_color=list(colors)))
+    old.update_layout(showlegend=False, height=320, margin=dict(l=10, r=10, t=30, b=10),
+                      xaxis_title="tokenizer", yaxis_title="tokens")
+    assert bar_chart(labels, values, colors, "tokens").to_dict() == old.to_dict()
+    at = visit(["gpt2"])
+    [chart] = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert spec["data"][0]["y"] == [len(get_tokenizer(n).encode(TEXT)) for n in NAMES.split(",")]
+    rerun(at, **{f"{K}text": TEXT + " and more words"})
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["y"] == [len(get_tokenizer(n).encode(TEXT + " and more words")) for n in NAMES.split(",")]
+
+
+def test_a_compact_column_is_the_same_element_from_one_pause_to_the_next_unless_marks_need_the_text():
+    """Without marks or a pin, nothing in a compact column depends on the text (one page: a round page
+    size), so Streamlit can send a reference to what the browser holds; with red edges the data names its
+    text ("of"), so that the browser draws them again for it."""
+    at = visit(["gpt2", "cl100k_base"])
+    before = spans_data(at)["gpt2:a"]
+    rerun(at, **{f"{K}text": TEXT + " typed on"})
+    after = spans_data(at)["gpt2:a"]
+    assert after == before and "of" not in after
+    per, page = after["live"]["win"]
+    assert per & (per - 1) == 0 and per >= len(TEXT) and page == 0  # a power of two that holds the text
+    rerun(at, **{f"{K}diff": True, f"{K}ref": "cl100k_base"})
+    marked = spans_data(at)["gpt2:a"]
+    rerun(at, **{f"{K}text": TEXT + " typed on and on"})
+    assert marked["marks"] and spans_data(at)["gpt2:a"]["of"] != marked["of"]
