@@ -88,9 +88,10 @@ def test_typing_redraws_in_the_browser_without_a_server_run(browser, app_url):
         assert text.startswith(typed)
         assert got == {n: library_ids(n, text) for n in IN_BROWSER}
         assert heads == {n: len(library_ids(n, text)) for n in IN_BROWSER}  # the headings follow
-        settle(page, TIMEOUT, after=before)  # the pause: one run, which draws the same from the server
+        settle(page, TIMEOUT, after=before)  # the pause: one run, which sends these columns no spans
+        page.evaluate(FRAMES)
         assert runs_asked(page) == before + 1
-        assert not page.query_selector(".tl-spans[data-live=browser]")
+        assert drawn_ids(page) == {n: library_ids(n, text) for n in IN_BROWSER}  # still the browser's own
         assert counts(page) == {n: len(library_ids(n, text)) for n in IN_BROWSER}
         assert not page.errors
     finally:
@@ -125,9 +126,10 @@ def test_typing_with_the_default_tokenizers_asks_the_server_nothing(browser, app
         mistral = boxes(page, "mistral_sp")
         assert any("tl-fallback" in b[0] and "tl-group" in b[0] for b in mistral)  # an emoji's byte pieces
         assert any("tl-sp" in b[5] for b in mistral) and any("piece \u2581" in b[1] for b in mistral)
-        settle(page, TIMEOUT, after=before)  # the pause: the server draws the same boxes
+        settle(page, TIMEOUT, after=before)  # the pause: the browser keeps drawing them (the same boxes)
+        page.evaluate(FRAMES)
         assert runs_asked(page) == before + 1
-        assert not page.query_selector(".tl-spans[data-live=browser]")
+        assert drawn_ids(page) == {n: library_ids(n, text) for n in DEFAULTS}
         assert boxes(page, "mistral_sp") == mistral
         assert not page.errors
     finally:
@@ -283,5 +285,62 @@ def test_a_click_right_after_typing_pins_the_token_of_the_new_text(browser, app_
         settle(page, TIMEOUT, after=before)
         first = library_ids("gpt2", box.input_value())[0]
         page.get_by_text(f"Token {first} in").wait_for(timeout=TIMEOUT)
+    finally:
+        ctx.close()
+
+
+def server_boxes(page) -> dict[str, list]:
+    """The spans models the page's spans components were last given, by owner (what the server sent)."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.tl-spans-root')]
+      .filter(r => r.tlLive && r.tlLive.data).map(r => [r.tlLive.data.owner, !!r.tlLive.data.segs]))""")
+
+
+def test_after_the_pause_the_browser_draws_the_red_edges_and_the_pinned_token(browser, app_url):
+    """The pause rerun sends the browser-drawn columns no spans, only the red edges of "Mark boundaries
+    that differ" and the pinned token, which the browser draws on its own encode: the edges on the tokens
+    the library says differ, the pin on the token clicked (the server's panel names the same token), the
+    ids still the library's."""
+    from tokenizers import get_tokenizer
+    from ui import analysis
+
+    names = ["gpt2", "cl100k_base"]
+    ctx, page = open_compare(browser, app_url, names, diff="1", ref="cl100k_base")
+    try:
+        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        box.click()
+        box.press("Control+Home")
+        before = runs_asked(page)
+        box.press_sequentially("Supercalifragilistic 1234567 naïve ", delay=30)
+        settle(page, TIMEOUT, after=before)  # the pause
+        page.evaluate(FRAMES)
+        text = box.input_value()
+        assert server_boxes(page) == {"compare:gpt2:a": False, "compare:cl100k_base:a": False}  # no spans sent
+        assert drawn_ids(page) == {n: library_ids(n, text) for n in names}
+        toks = get_tokenizer("gpt2").tokenize(text, disallowed_special=())
+        marks = analysis.differing_starts(toks, get_tokenizer("cl100k_base").tokenize(text, disallowed_special=()))
+        want = {k for k, t in enumerate(toks) if t.byte_span[0] in marks}
+        drawn = page.evaluate("""() => [...document.querySelectorAll(
+          '.tl-spans[data-owner="compare:gpt2:a"][data-live=browser] > .tl-tok')]
+          .map(t => [+t.dataset.pos, t.dataset.ids.split(' ').length, t.classList.contains('tl-diff')])""")
+        # a box (several tokens when they share a character) has the red edge when one of its tokens differs
+        assert [d for _, _, d in drawn] == [any(k in want for k in range(p, p + n)) for p, n, _ in drawn]
+        assert sum(d for _, _, d in drawn) >= 3
+        assert not page.locator(".tl-spans[data-owner='compare:cl100k_base:a'] .tl-diff").count()  # the reference
+        before = runs_asked(page)
+        page.locator(".tl-spans[data-owner='compare:gpt2:a'] > .tl-tok[data-pos='2']").click()
+        settle(page, TIMEOUT, after=before)
+        page.evaluate(FRAMES)
+        page.get_by_text(f"Token {toks[2].id} in").wait_for(timeout=TIMEOUT)
+        pinned = page.locator(".tl-spans[data-owner='compare:gpt2:a'][data-live=browser] > .tl-tok.tl-pin")
+        assert pinned.count() == 1 and pinned.get_attribute("data-pos") == "2"
+        assert pinned.get_attribute("aria-selected") == "true" and pinned.get_attribute("tabindex") == "0"
+        assert server_boxes(page)["compare:gpt2:a"] is False
+        assert page.locator(".tl-spans[data-owner='compare:gpt2:a'] > .tl-tok.tl-diff").count() == sum(
+            d for _, _, d in drawn)
+        assert drawn_ids(page) == {n: library_ids(n, text) for n in names}
+        screenshot(page, "live-compare-pinned-diff")
+        assert not page.errors
     finally:
         ctx.close()
