@@ -68,3 +68,38 @@ def test_key_times_bursts_and_pauses():
 def test_unknown_rule_is_refused():
     with pytest.raises(ValueError, match="keystroke"):
         send_times([0.0], "every", 150)
+
+
+@pytest.mark.slow
+def test_the_visitor_reports_the_columns_a_browser_draws_and_keeps_its_message_cache():
+    """st_client.Visitor sends, with each text, the report live_text.js sends (the heads of the columns that
+    have browser assets), so the server sends those columns no spans; without WebAssembly it reports none
+    and gets the spans. Like the browser it names the cached messages it holds, and an unchanged compact
+    column comes back as a reference."""
+    import asyncio
+
+    from st_client import Visitor
+    from visitors import Server, distinct_text
+
+    server = Server(Path(__file__).resolve().parent.parent)
+
+    async def visit(wasm: bool):
+        text = distinct_text(3, 1000)
+        async with Visitor(server.url, query={"text": text, "tokenizers": "gpt2,cl100k_base,deepseek_v3"},
+                           wasm=wasm) as v:
+            heads = dict(v.in_browser)
+            first = await v.type_text(text + " a")
+            second = await v.type_text(text + " ab")
+            return heads, first, second
+
+    try:
+        heads, first, second = asyncio.run(visit(True))
+        heads_off, full, _ = asyncio.run(visit(False))
+    finally:
+        server.stop()
+    assert heads == {"gpt2": "compare_text", "cl100k_base": "compare_text"} and heads_off == {}
+    spans = "token_lens.token_spans"
+    # the two compact columns (each its script, ~38 KB, and no segments) and DeepSeek's full spans, against
+    # three full ones: ~20 KB of spans data each for 1 KB of text
+    assert full.by_kind[spans] > first.by_kind[spans] + 30_000
+    assert second.refs >= 2 and second.by_kind[spans] < first.by_kind[spans]
