@@ -344,3 +344,32 @@ def test_after_the_pause_the_browser_draws_the_red_edges_and_the_pinned_token(br
         assert not page.errors
     finally:
         ctx.close()
+
+
+def test_a_column_the_browser_cannot_draw_is_left_out_of_the_report(browser, app_url):
+    """A box only Python can measure (o200k_base's one-token Thai words) makes the browser leave its column
+    out of the report: the pause rerun sends that column its spans and the other one none. A column that
+    asks again (what a compact column does when it cannot draw) makes the box send its report at once."""
+    names = ["gpt2", "o200k_base"]
+    ctx, page = open_compare(browser, app_url, names)
+    try:
+        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
+        settle(page, TIMEOUT)
+        box = page.get_by_label("Text", exact=True)
+        before = runs_asked(page)
+        box.fill(" สำนักเลขานุการองค์กร วิเคราะห์บอลวันนี้ " + box.input_value())  # one input event
+        settle(page, TIMEOUT, after=before)
+        page.evaluate(FRAMES)
+        settle(page, TIMEOUT)
+        assert server_boxes(page) == {"compare:gpt2:a": False, "compare:o200k_base:a": True}
+        text = box.input_value()
+        assert drawn_ids(page) == {"gpt2": library_ids("gpt2", text)}  # o200k_base: the server's draw
+        before = runs_asked(page)
+        page.evaluate("""() => { for (const c of globalThis.__tlLive.columns.values()) if (c.head === 'gpt2') c.deferred = true;
+          window.dispatchEvent(new CustomEvent('tl-live-report', {detail: {key: 'compare_text'}})); }""")
+        settle(page, TIMEOUT, after=before)
+        page.evaluate(FRAMES)
+        assert server_boxes(page)["compare:gpt2:a"] is True  # reported again without it: its spans came
+        assert box.input_value() == text and not page.errors
+    finally:
+        ctx.close()
