@@ -368,8 +368,10 @@ def test_a_column_the_browser_cannot_draw_is_left_out_of_the_report(browser, app
         page.evaluate("""() => { for (const c of globalThis.__tlLive.columns.values()) if (c.head === 'gpt2') c.deferred = true;
           window.dispatchEvent(new CustomEvent('tl-live-report', {detail: {key: 'compare_text'}})); }""")
         settle(page, TIMEOUT, after=before)
-        page.evaluate(FRAMES)
-        assert server_boxes(page)["compare:gpt2:a"] is True  # reported again without it: its spans came
+        # reported again without it: its spans come
+        page.wait_for_function("""() => [...document.querySelectorAll('.tl-spans-root')].some(r => r.tlLive &&
+          r.tlLive.data && r.tlLive.data.owner === 'compare:gpt2:a' && r.tlLive.data.segs)""", timeout=TIMEOUT)
+        settle(page, TIMEOUT)
         assert box.input_value() == text and not page.errors
     finally:
         ctx.close()

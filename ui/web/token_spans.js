@@ -101,7 +101,8 @@ function liveDraw(st) {
     if (st.compact && server) askServer(L.source);
     return;
   }
-  const div = draw(st.root, built.model, true);
+  // the server's text after a pause (a compact payload): the whole page window at once, as a server draw is
+  const div = draw(st.root, built.model, !(server && st.compact));
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
   st.drawn = text;
@@ -170,6 +171,8 @@ export default function ({ data: raw, parentElement }) {
       });
     }
   }
-  if (st.v) schedule(st);
+  // a compact payload is drawn now, as the server's spans would be (live_text.js, earlier on the page,
+  // has given LIVE the server's text by now)
+  if (st.v) { if (compact) liveDraw(st); else schedule(st); }
   return st.off;
 }
