@@ -97,7 +97,8 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
     """A text box bound to st.session_state[key] (the text) that sends edits while the person types.
 
     Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
-    shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
+    shows the new text. A run that takes an edit from the box finds its caret (in characters) in
+    st.session_state[key + "_caret"], for the page to pop. Edits the box sends are stamped with the revision they were typed on, so an
     edit that crosses such a change on the wire is dropped rather than undoing it."""
     rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
     st.session_state.setdefault(key, "")
@@ -108,6 +109,9 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
                 and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
             st.session_state[seen_key] = sent["seq"]
             st.session_state[key] = sent["value"]
+            caret = sent.get("caret")  # where the person typed, in characters: the page of spans follows it
+            if isinstance(caret, int) and not isinstance(caret, bool):
+                st.session_state[f"{key}_caret"] = caret
 
     def on_text() -> None:  # before the script runs, so the box's data already holds what it sent
         take((st.session_state.get(box_key) or {}).get("text"))

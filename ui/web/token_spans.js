@@ -81,6 +81,19 @@ function updateHeader(head, count, chars, bytes) {
   }
 }
 
+// the page of a long text that holds the character before the box's caret (live_text.js), as compare.py's
+// caret_page: typing on page 3 draws page 3 in every column, whichever page the server drew last
+function caretWindow(L, text) {
+  const caret = LIVE.caret && LIVE.caret.get(L.source);
+  if (!L.win || caret === undefined) return L;
+  let cp = 0;
+  for (let i = 0; i < caret; i++, cp++) {  // code points before the caret (Python's characters)
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < caret && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  return { ...L, win: [L.win[0], Math.floor(Math.max(cp - 1, 0) / L.win[0])] };
+}
+
 function liveDraw(st) {
   st.frame = 0;
   const L = st.data.live, text = LIVE.text.get(L.source);
@@ -91,7 +104,7 @@ function liveDraw(st) {
   if (!st.v || text === undefined || text === st.drawn) return;
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
-  const built = liveModel(st.v, text, L, st.data);
+  const built = liveModel(st.v, text, caretWindow(L, text), st.data);
   st.root.dataset.deferred = built.model ? "" : "width";
   if (!built.model) return;  // a box only the server can measure (live_spans.js isLong): its run draws it
   const div = draw(st.root, built.model, true);
