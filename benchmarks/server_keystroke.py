@@ -12,7 +12,8 @@ pipelines; Llama 3), with the text of benchmarks/app_speed.py at 1, 10 and 100 K
     custom_bpe, gpt2, cl100k_base and deepseek_v3, as benchmarks/live_keystroke.py's server column),
     whole against edit.
 "Whole" is the same code with the edit path turned off (EDIT_MIN_CHARS above any text). Medians of
---repeat keystrokes, each a new text. Ends with one JSON line.
+--repeat keystrokes, each a new text (the reruns alternate whole and edit keystroke by keystroke). Ends
+with one JSON line.
 """
 
 from __future__ import annotations
@@ -67,29 +68,33 @@ def encode_times(repeat: int, edits: bool) -> dict:
     return out
 
 
-def rerun_times(repeat: int, edits: bool) -> dict:
+def rerun_times(repeat: int, tokenizers: str = APP_TOKENIZERS) -> dict:
+    """{size: (whole, edit)}: the two alternate keystroke by keystroke in one visit, so that the machine's
+    load weighs on both alike."""
     from streamlit.testing.v1 import AppTest
 
     from service import cache
 
-    cache.EDIT_MIN_CHARS = 2_000 if edits else 10**12
     out = {}
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    at.query_params["tokenizers"] = APP_TOKENIZERS
+    at.query_params["tokenizers"] = tokenizers
     at.run()
     for label, n in SIZES.items():
         text = corpus(n)
         at.session_state["compare_text"] = text
         at.run()
-        times = []
-        for k in range(repeat):
+        times: dict[bool, list[float]] = {False: [], True: []}
+        for k in range(2 * repeat):
+            edits = k % 2 == 1
+            cache.EDIT_MIN_CHARS = 2_000 if edits else 10**12
             text = typed(text, "end", k)
             at.session_state["compare_text"] = text
             t = time.perf_counter()
             at.run()
-            times.append(time.perf_counter() - t)
+            times[edits].append(time.perf_counter() - t)
             assert not at.exception, at.exception
-        out[label] = statistics.median(times)
+        out[label] = (statistics.median(times[False]), statistics.median(times[True]))
+    cache.EDIT_MIN_CHARS = 2_000
     return out
 
 
@@ -97,8 +102,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--no-app", action="store_true", help="only the encode figures")
+    ap.add_argument("--no-encode", action="store_true", help="only the rerun figures")
+    ap.add_argument("--app-tokenizers", default=APP_TOKENIZERS, help="Compare's columns in the rerun figures")
     args = ap.parse_args()
-    whole, edit = encode_times(args.repeat, False), encode_times(args.repeat, True)
+    whole, edit = ({}, {}) if args.no_encode else (encode_times(args.repeat, False), encode_times(args.repeat, True))
     report: dict = {"encode": {}}
     print(f"{'tokenizer, size, keystroke at':36} {'whole ms':>9} {'edit ms':>9} {'ratio':>7}")
     for key in whole:
@@ -107,14 +114,15 @@ def main() -> None:
                                  "ratio": round(ratio, 1)}
         print(f"{key:36} {whole[key] * 1e3:9.2f} {edit[key] * 1e3:9.2f} {ratio:6.1f}x")
     if not args.no_app:
-        r_whole, r_edit = rerun_times(args.repeat, False), rerun_times(args.repeat, True)
-        report["rerun"] = {}
-        print(f"\nCompare's rerun for one keystroke at the end ({APP_TOKENIZERS})")
+        reruns = rerun_times(args.repeat, args.app_tokenizers)
+        report["rerun"] = {"tokenizers": args.app_tokenizers}
+        print(f"\nCompare's rerun for one keystroke at the end ({args.app_tokenizers})")
         for label in SIZES:
-            ratio = r_whole[label] / r_edit[label]
-            report["rerun"][label] = {"whole_ms": round(r_whole[label] * 1e3), "edit_ms": round(r_edit[label] * 1e3),
+            whole_s, edit_s = reruns[label]
+            ratio = whole_s / edit_s
+            report["rerun"][label] = {"whole_ms": round(whole_s * 1e3), "edit_ms": round(edit_s * 1e3),
                                       "ratio": round(ratio, 2)}
-            print(f"{label:8} whole {r_whole[label] * 1e3:6.0f} ms   edit {r_edit[label] * 1e3:6.0f} ms   {ratio:.2f}x")
+            print(f"{label:8} whole {whole_s * 1e3:6.0f} ms   edit {edit_s * 1e3:6.0f} ms   {ratio:.2f}x")
     print(json.dumps(report))
 
 
