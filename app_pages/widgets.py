@@ -97,9 +97,10 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
     """A text box bound to st.session_state[key] (the text) that sends edits while the person types.
 
     Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
-    shows the new text. A run that takes an edit from the box finds its caret (in characters) in
-    st.session_state[key + "_caret"], for the page to pop. Edits the box sends are stamped with the revision they were typed on, so an
-    edit that crosses such a change on the wire is dropped rather than undoing it."""
+    shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
+    edit that crosses such a change on the wire is dropped rather than undoing it. A run that takes an
+    edit from the box finds its caret (in characters) in st.session_state[key + "_caret"], for the page
+    to pop."""
     rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
     st.session_state.setdefault(key, "")
     st.session_state.setdefault(rev_key, 0)

@@ -270,7 +270,7 @@ def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseExce
         options = {"allowed_special": "all"} if parse_special else {"disallowed_special": ()}
         try:
             before = (nearest_earlier(tok, text, parse_special)
-                      if len(text) >= EDIT_MIN_CHARS and tok.line_local else None)
+                      if len(text) >= EDIT_MIN_CHARS and getattr(tok, "line_local", False) else None)
             toks = (tok.tokenize_edit(before, text, **options) if before is not None
                     else tok.tokenize(text, **options))
         except catch as e:
