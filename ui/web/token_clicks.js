@@ -10,9 +10,10 @@
 export default function ({ data, parentElement, setTriggerValue }) {
   const prefix = data.prefix;
   const mine = (list) => !!list && (list.dataset.owner || "").startsWith(prefix);
-  const tokensOf = (list) => list.querySelectorAll(":scope > .tl-tok[data-pos]");
+  // a list's boxes are its children (model_html) or its lines' children (token_spans.js draws div.tl-line)
+  const tokensOf = (list) => list.querySelectorAll(".tl-tok[data-pos]");
   const setStop = (list, tok) => {  // the roving tab stop
-    for (const t of list.querySelectorAll(':scope > .tl-tok[tabindex="0"]')) if (t !== tok) t.tabIndex = -1;
+    for (const t of list.querySelectorAll('.tl-tok[tabindex="0"]')) if (t !== tok) t.tabIndex = -1;
     tok.tabIndex = 0;
   };
   const host = parentElement || document.body;
@@ -28,7 +29,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
         return;
       }
       const list = [...document.querySelectorAll(".tl-spans[data-owner]")].find((l) => l.dataset.owner === owner);
-      const tok = list && list.querySelector(`:scope > .tl-tok[data-pos="${pos}"]`);
+      const tok = list && list.querySelector(`.tl-tok[data-pos="${pos}"]`);
       if (tok) {
         setStop(list, tok);
         tok.focus({ preventScroll: true });
@@ -59,7 +60,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const unpin = (list, tok) => {
-    for (const p of list.querySelectorAll(":scope > .tl-pin")) {
+    for (const p of list.querySelectorAll(".tl-pin")) {
       p.classList.remove("tl-pin");
       p.removeAttribute("aria-selected");
     }
@@ -82,7 +83,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const onKey = (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || !(e.target instanceof Element)) return;
     const tok = e.target.closest(".tl-tok[data-pos]");
-    const list = tok && tok.parentElement;
+    const list = tok && tok.closest(".tl-spans");
     if (!list || !list.classList.contains("tl-spans") || !mine(list)) return;
     const all = tokensOf(list);
     const k = Array.prototype.indexOf.call(all, tok);

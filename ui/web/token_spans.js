@@ -7,66 +7,160 @@
 // With `live` in the data (Compare), the spans also follow the live text box as the person types: the
 // box's text is encoded in the browser by the WebAssembly core and drawn from buildModel (live_spans.js,
 // which this file follows in the component's script), until the server's next run draws them again.
-// A live (browser) draw puts the first FIRST boxes on screen at once and the rest STEP at a time in the
-// following frames, unless a newer draw comes first: while someone types, the browser lays out only the
-// top of each column (what is in view under the box), and the whole page window once typing pauses.
-const FIRST = 600, STEP = 1500;
+//
+// Lines: the boxes are drawn in block elements (div.tl-line, role none), one per run of boxes that ends with a
+// line break of the text (a segment whose trailing breaks hold "\n"), so that a change re-lays out its own lines
+// and not the whole column (Chromium lays out one inline block whole: about 35 ms for a 7,000-box column, on
+// every keystroke). A line of the text ends there anyway, so the lines on screen are the same
+// (tests/e2e/test_span_patch_browser.py holds every box's rectangles equal to model_html's flat HTML).
+// Patching: a newer model of the same spans keeps the lines whose boxes hold the same content (ids, text,
+// tooltip, name) at the start and at the end, sets only their classes and positions where they changed, and
+// builds the lines between again: a keystroke rebuilds the line it is on. The result is the DOM a fresh draw of
+// the new model makes (the same test holds them equal, box by box), but for the focus: a focused box that is
+// kept stays focused and keeps the tab stop.
 
-function draw(root, data, progressive = false) {
-  const gen = (root.tlGen = (root.tlGen || 0) + 1);  // a newer draw stops an older one's later frames
+const endsLine = (breaks) => breaks.includes("\n");
+
+// the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
+// breaks, pos} (what a later model is compared with)
+function buildLines(data, from, to, owned) {
+  const tips = data.tips, labels = data.labels || [], labelOf = data.label_of || [];
+  const lines = [];
+  let line = null;
+  for (let k = from; k < to; k++) {
+    if (!line) {
+      const el = document.createElement("div");
+      el.className = "tl-line";
+      el.setAttribute("role", "none");  // the boxes stay the listbox's options (or the group's images)
+      line = { el, rows: [] };
+      lines.push(line);
+    }
+    const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
+    const box = document.createElement("span");
+    box.className = cls;
+    box.dataset.tip = tips[tip];
+    box.dataset.ids = ids;
+    box.dataset.pos = String(pos);
+    box.setAttribute("role", owned ? "option" : "img");
+    const label = labels[labelOf[k]] || "";
+    box.setAttribute("aria-label", label);
+    if (owned && pinned(cls)) box.setAttribute("aria-selected", "true");
+    for (const [kind, text] of parts) {
+      if (!kind) {
+        box.append(text);
+      } else {
+        const mark = document.createElement("span");
+        mark.className = "tl-" + kind;
+        mark.textContent = text;
+        box.append(mark);
+      }
+    }
+    line.el.append(box);
+    if (breaks) line.el.append(breaks);
+    line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos });
+    // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
+    // start an empty line of its own at the end of the block)
+    if (endsLine(breaks)) line = null;
+    else line.el.append(document.createElement("wbr"));
+  }
+  return lines;
+}
+
+const pinned = (cls) => /(?:^| )tl-pin(?: |$)/.test(cls);
+
+// [from, to) of each line of the model's segments
+function lineRanges(segs) {
+  const out = [];
+  let a = 0;
+  for (let k = 0; k < segs.length; k++) {
+    if (endsLine(segs[k][5])) { out.push([a, k + 1]); a = k + 1; }
+  }
+  if (a < segs.length) out.push([a, segs.length]);
+  return out;
+}
+
+function sameParts(a, b) {
+  if (a === b) return true;  // a row the live model looked up (live_spans.js's memo)
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i][0] !== b[i][0] || a[i][1] !== b[i][1]) return false;
+  return true;
+}
+
+// whether a drawn line holds the same boxes as segments [from, to) of the model (classes and positions aside)
+function sameLine(line, data, [from, to]) {
+  if (line.rows.length !== to - from) return false;
+  const labels = data.labels || [], labelOf = data.label_of || [];
+  for (let k = from; k < to; k++) {
+    const r = line.rows[k - from], seg = data.segs[k];
+    if (r.ids !== seg[2] || r.breaks !== seg[5] || r.tip !== data.tips[seg[1]]
+        || r.label !== (labels[labelOf[k]] || "") || !sameParts(r.parts, seg[4])) return false;
+  }
+  return true;
+}
+
+// a kept line's classes and positions, from the model (what the DOM holds is compared: token_clicks.js sets a
+// pin's class itself)
+function refresh(line, data, from, owned) {
+  for (let j = 0; j < line.rows.length; j++) {
+    const r = line.rows[j], [cls, , , pos] = data.segs[from + j];
+    if (r.el.className !== cls) {
+      r.el.className = cls;
+      if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
+      else r.el.removeAttribute("aria-selected");
+    }
+    if (r.pos !== pos) {
+      r.pos = pos;
+      r.el.dataset.pos = String(pos);
+    }
+  }
+}
+
+function draw(root, data) {
   const owned = !!data.owner;
-  const div = document.createElement("div");
+  let view = root.tlView;
+  if (!view || view.owned !== owned || view.div.parentNode !== root) {  // a fresh drawing
+    const div = document.createElement("div");
+    view = root.tlView = { div, owned, lines: [] };
+    div.setAttribute("role", owned ? "listbox" : "group");
+    if (owned) div.setAttribute("aria-orientation", "horizontal");
+    root.replaceChildren(div);
+  }
+  const div = view.div;
   div.className = "tl-spans" + (data.flip ? " tl-flip" : "");
   if (owned) div.dataset.owner = data.owner;
-  if (data.font) div.style.fontSize = data.font;
-  div.setAttribute("role", owned ? "listbox" : "group");
-  if (owned) div.setAttribute("aria-orientation", "horizontal");
+  div.style.fontSize = data.font || "";
+  if (!div.getAttribute("style")) div.removeAttribute("style");
   div.setAttribute("aria-label", data.label || "Tokens");
-  const tips = data.tips;
-  const labels = data.labels || [], labelOf = data.label_of || [];
-  let stop = null;
-  const add = (from, to) => {
-    for (let k = from; k < to; k++) {
-      const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
-      const box = document.createElement("span");
-      box.className = cls;
-      box.dataset.tip = tips[tip];
-      box.dataset.ids = ids;
-      box.dataset.pos = String(pos);
-      box.setAttribute("role", owned ? "option" : "img");
-      box.setAttribute("aria-label", labels[labelOf[k]] || "");
-      if (owned) {  // one tab stop (below); token_clicks.js moves it
-        if (box.classList.contains("tl-pin")) {
-          box.setAttribute("aria-selected", "true");
-          stop = stop || box;
-        }
-      }
-      for (const [kind, text] of parts) {
-        if (!kind) {
-          box.append(text);
-        } else {
-          const mark = document.createElement("span");
-          mark.className = "tl-" + kind;
-          mark.textContent = text;
-          box.append(mark);
-        }
-      }
-      div.append(box);
-      if (breaks) div.append(breaks);
-      div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
-    }
-  };
-  const n = data.segs.length, first = progressive ? Math.min(n, FIRST) : n;
-  add(0, first);
-  stop = stop || div.querySelector(".tl-tok");
-  if (owned && stop) stop.tabIndex = 0;
-  root.replaceChildren(div);
-  const more = (from) => {
-    if (root.tlGen !== gen || from >= n) return;
-    add(from, Math.min(n, from + STEP));
-    requestAnimationFrame(() => more(from + STEP));
-  };
-  if (first < n) requestAnimationFrame(() => more(first));
+  delete div.dataset.live;  // what drew it (liveDraw says so again)
+  delete div.dataset.ids;
+  const old = view.lines, ranges = lineRanges(data.segs);
+  let p = 0, s = 0;
+  while (p < old.length && p < ranges.length && sameLine(old[p], data, ranges[p])) p++;
+  while (s < old.length - p && s < ranges.length - p
+         && sameLine(old[old.length - 1 - s], data, ranges[ranges.length - 1 - s])) s++;
+  for (let k = 0; k < p; k++) refresh(old[k], data, ranges[k][0], owned);
+  for (let k = 0; k < s; k++) refresh(old[old.length - 1 - k], data, ranges[ranges.length - 1 - k][0], owned);
+  for (let k = p; k < old.length - s; k++) old[k].el.remove();
+  let fresh = [];
+  if (p < ranges.length - s) {
+    fresh = buildLines(data, ranges[p][0], ranges[ranges.length - s - 1][1], owned);
+    const frag = document.createDocumentFragment();
+    for (const line of fresh) frag.append(line.el);
+    div.insertBefore(frag, s ? old[old.length - s].el : null);
+  }
+  view.lines = old.slice(0, p).concat(fresh, old.slice(old.length - s));
+  // the flat drawing's last wbr, after a text's final line break: the empty line it makes at the end
+  if (view.tail) view.tail.remove();
+  const last = view.lines[view.lines.length - 1];
+  view.tail = last && endsLine(last.rows[last.rows.length - 1].breaks) ? document.createElement("wbr") : null;
+  if (view.tail) last.el.append(view.tail);
+  if (owned) {  // one tab stop (the pinned token, else the first; a focused box keeps it); token_clicks.js moves it
+    const a = document.activeElement;
+    const stop = (a && a.classList && a.classList.contains("tl-tok") && div.contains(a) && a)
+      || div.querySelector(".tl-pin") || div.querySelector(".tl-tok");
+    for (const t of div.querySelectorAll("[tabindex]")) if (t !== stop) t.removeAttribute("tabindex");
+    if (stop) stop.tabIndex = 0;
+  }
   return div;
 }
 
@@ -94,7 +188,7 @@ function liveDraw(st) {
   const built = liveModel(st.v, text, L, st.data);
   st.root.dataset.deferred = built.model ? "" : "width";
   if (!built.model) return;  // a box only the server can measure (live_spans.js isLong): its run draws it
-  const div = draw(st.root, built.model, true);
+  const div = draw(st.root, built.model);
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
   st.drawn = text;
@@ -103,13 +197,21 @@ function liveDraw(st) {
   st.root.dataset.drawStart = String(t0);
 }
 
-// the next frame; a long text one frame later, so that the box shows a big paste before the columns'
-// work (a megabyte takes the browser a second or more to encode and lay out)
+// A text up to QUICK characters is drawn at once (in the box's input event: the spans change in the frame that
+// shows the key, without waiting for the next one); a longer one in the next frame (keystrokes that come
+// within a frame make one draw), and above 100,000 characters one frame later, so that the box shows a big
+// paste before the columns' work (a megabyte takes the browser a second or more to encode and lay out)
+const QUICK = 20000;
+
 function schedule(st) {
   if (st.frame) return;
-  const big = (LIVE.text.get(st.data.live.source) || "").length > 100000;
+  const n = (LIVE.text.get(st.data.live.source) || "").length;
+  if (n <= QUICK) {
+    liveDraw(st);
+    return;
+  }
   st.frame = requestAnimationFrame(() => {
-    if (big) st.frame = requestAnimationFrame(() => liveDraw(st));
+    if (n > 100000) st.frame = requestAnimationFrame(() => liveDraw(st));
     else liveDraw(st);
   });
 }
@@ -157,3 +259,5 @@ export default function ({ data: raw, parentElement }) {
   if (st.v) schedule(st);
   return st.off;
 }
+
+export { draw };  // for tests/e2e/test_span_patch_browser.py
