@@ -20,6 +20,7 @@
 // kept stays focused and keeps the tab stop.
 
 const endsLine = (breaks) => breaks.includes("\n");
+const SKIP = 8;  // old lines a kept line may be found past the last one kept
 
 // the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
 // breaks, pos} (what a later model is compared with)
@@ -32,7 +33,7 @@ function buildLines(data, from, to, owned) {
       const el = document.createElement("div");
       el.className = "tl-line";
       el.setAttribute("role", "none");  // the boxes stay the listbox's options (or the group's images)
-      line = { el, rows: [] };
+      line = { el, rows: [], key: "" };
       lines.push(line);
     }
     const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
@@ -58,6 +59,7 @@ function buildLines(data, from, to, owned) {
     line.el.append(box);
     if (breaks) line.el.append(breaks);
     line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos });
+    line.key += ids + "|";
     // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
     // start an empty line of its own at the end of the block)
     if (endsLine(breaks)) line = null;
@@ -77,6 +79,13 @@ function lineRanges(segs) {
   }
   if (a < segs.length) out.push([a, segs.length]);
   return out;
+}
+
+// what a line is looked up by among the old ones (its boxes' ids; sameLine then compares the rest)
+function lineKey(data, [from, to]) {
+  let key = "";
+  for (let k = from; k < to; k++) key += data.segs[k][2] + "|";
+  return key;
 }
 
 function sameParts(a, b) {
@@ -134,21 +143,55 @@ function draw(root, data) {
   delete div.dataset.live;  // what drew it (liveDraw says so again)
   delete div.dataset.ids;
   const old = view.lines, ranges = lineRanges(data.segs);
+  // the lines kept: the same lines at the start and at the end, and between them each line found among the
+  // old ones by its ids a few lines on from the last one kept, in order (a keystroke changes its own line; a
+  // page of a long text also loses or gains a line at its end; a text that repeats itself has the same line
+  // far away, which is not taken: the lines skipped would be built again)
   let p = 0, s = 0;
   while (p < old.length && p < ranges.length && sameLine(old[p], data, ranges[p])) p++;
   while (s < old.length - p && s < ranges.length - p
          && sameLine(old[old.length - 1 - s], data, ranges[ranges.length - 1 - s])) s++;
-  for (let k = 0; k < p; k++) refresh(old[k], data, ranges[k][0], owned);
-  for (let k = 0; k < s; k++) refresh(old[old.length - 1 - k], data, ranges[ranges.length - 1 - k][0], owned);
-  for (let k = p; k < old.length - s; k++) old[k].el.remove();
-  let fresh = [];
-  if (p < ranges.length - s) {
-    fresh = buildLines(data, ranges[p][0], ranges[ranges.length - s - 1][1], owned);
-    const frag = document.createDocumentFragment();
-    for (const line of fresh) frag.append(line.el);
-    div.insertBefore(frag, s ? old[old.length - s].el : null);
+  const byKey = new Map();
+  for (let i = p; i < old.length - s; i++) {
+    const q = byKey.get(old[i].key);
+    if (q) q.push(i);
+    else byKey.set(old[i].key, [i]);
   }
-  view.lines = old.slice(0, p).concat(fresh, old.slice(old.length - s));
+  const plan = new Int32Array(ranges.length).fill(-1);  // the old line kept for each new one, or -1
+  for (let j = 0; j < p; j++) plan[j] = j;
+  for (let k = 1; k <= s; k++) plan[ranges.length - k] = old.length - k;
+  let after = p - 1;
+  for (let j = p; j < ranges.length - s; j++) {
+    const q = byKey.get(lineKey(data, ranges[j]));
+    if (!q) continue;
+    while (q.length && q[0] <= after) q.shift();
+    if (q.length && q[0] - after <= SKIP && sameLine(old[q[0]], data, ranges[j])) after = plan[j] = q.shift();
+  }
+  const kept = new Uint8Array(old.length);
+  for (const i of plan) if (i >= 0) kept[i] = 1;
+  for (let i = 0; i < old.length; i++) if (!kept[i]) old[i].el.remove();
+  const lines = new Array(ranges.length);
+  let next = null;  // the element the lines built go before
+  for (let j = ranges.length - 1; j >= 0;) {
+    if (plan[j] >= 0) {
+      const line = lines[j] = old[plan[j]];
+      refresh(line, data, ranges[j][0], owned);
+      next = line.el;
+      j--;
+      continue;
+    }
+    let i = j;
+    while (i > 0 && plan[i - 1] < 0) i--;
+    const built = buildLines(data, ranges[i][0], ranges[j][1], owned), frag = document.createDocumentFragment();
+    for (let k = 0; k < built.length; k++) {
+      lines[i + k] = built[k];
+      frag.append(built[k].el);
+    }
+    div.insertBefore(frag, next);
+    next = built[0].el;
+    j = i - 1;
+  }
+  view.lines = lines;
   // the flat drawing's last wbr, after a text's final line break: the empty line it makes at the end
   if (view.tail) view.tail.remove();
   const last = view.lines[view.lines.length - 1];
