@@ -137,8 +137,19 @@ def first_loads(browser, pages: list[str], warm: int = 3) -> tuple[dict[str, flo
 
 
 INSTALL = """() => {
-  window.__kd = null; window.__done = null; window.__first = null;
-  const start = () => { window.__kd = performance.now(); window.__done = null; window.__first = null; };
+  window.__kd = null; window.__done = null; window.__first = null; window.__want = null;
+  // from each keydown, the page itself looks at every frame (a rAF loop) for `done` (window.__doneFn, the
+  // page's DONE or ECHO_DONE, of the character window.__want): Playwright's own polling only starts once its
+  // key press has returned (after keyup), which hid a change drawn sooner than that
+  const start = () => {
+    const kd = window.__kd = performance.now(); window.__done = null; window.__first = null;
+    const tick = () => {
+      if (window.__kd !== kd || window.__done) return;
+      if (window.__want !== null && window.__doneFn && window.__doneFn(window.__want)) return;
+      if (performance.now() - kd < 60000) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  };
   document.addEventListener('keydown', start, true);
   // a text above the live limit is sent by Apply: then the time runs from the click
   document.addEventListener('click', e => { if (e.target.closest && e.target.closest('.tl-live-apply')) start(); }, true);
@@ -218,6 +229,11 @@ def open_page(browser, url: str, ready: str):
     return ctx, page
 
 
+def watch_for(page, done: str, ch: str) -> None:
+    """What the page's own rAF loop (INSTALL) looks for after the next key: `done` of `ch`."""
+    page.evaluate(f"ch => {{ window.__doneFn = {done}; window.__want = ch; }}", ch)
+
+
 def send(page, box, mode: str | None = None) -> None:
     """What makes the box's text reach the page: nothing more while it is live or every column follows it in
     the browser (`mode` 'browser', timed_mode), Apply above the box's limit otherwise."""
@@ -243,6 +259,7 @@ def keystroke_times(page, text: str, done: str, repeat: int) -> dict:
     for k in range(repeat):
         ch = "QXZJKVWY"[k % 8]
         page.evaluate("() => { window.__done = null; window.__first = null; }")
+        watch_for(page, done, ch)
         box.press(ch)
         send(page, box, mode)
         try:
@@ -252,12 +269,15 @@ def keystroke_times(page, text: str, done: str, repeat: int) -> dict:
                                                 ".map(s => s.textContent.slice(0, 12))"), file=sys.stderr)
             raise
         kd, shown, first = page.evaluate("[window.__kd, window.__done, window.__first]")
-        sent = sent_at(page) if mode != "browser" else None  # nothing is sent then
+        sent = sent_at(page)
+        if sent is not None and sent < kd:  # nothing sent since the key (the browser drew it; the server waits)
+            sent = None
         key_times.append((shown - kd) / 1000)
         if first is not None:
             first_times.append((first - kd) / 1000)
         if sent is not None:
             send_times.append((shown - sent) / 1000)
+        watch_for(page, done, text[0])
         box.press("Backspace")
         send(page, box, mode)
         page.wait_for_function(done, arg=text[0], timeout=60_000)

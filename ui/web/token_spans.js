@@ -229,6 +229,7 @@ function liveDraw(st) {
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
   const built = liveModel(st.v, text, L, st.data);
+  const t1 = performance.now();
   st.root.dataset.deferred = built.model ? "" : "width";
   if (!built.model) return;  // a box only the server can measure (live_spans.js isLong): its run draws it
   const div = draw(st.root, built.model);
@@ -237,6 +238,7 @@ function liveDraw(st) {
   st.drawn = text;
   updateHeader(L.head, built.count, built.chars, built.bytes);
   st.root.dataset.drawMs = String(performance.now() - t0);  // for benchmarks/live_keystroke.py
+  st.root.dataset.modelMs = String(t1 - t0);  // of which encoding and buildModel
   st.root.dataset.drawStart = String(t0);
 }
 
