@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages.widgets import spans_js
+from app_pages.widgets import WEB, spans_js
 from tests.e2e.conftest import new_context
 from tests.payloads import PAYLOADS
 from tokenizers import get_tokenizer
@@ -159,6 +159,7 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       const tok = patched.querySelectorAll('.tl-tok')[3];
       if (tok) { tok.classList.add('tl-pin'); tok.setAttribute('aria-selected', 'true'); tok.tabIndex = -1; }
       M.draw(patched, b);
+      M.writePositions();  // the boxes' positions are written after the frame (or when token_clicks.js reads one)
       M.draw(fresh, b);
       const now = [...patched.querySelectorAll('.tl-line')];
       return {patched: (%s)(patched), fresh: (%s)(fresh), kept: now.filter(l => kept.includes(l)).length,
@@ -181,3 +182,28 @@ def test_a_focused_box_keeps_the_focus_and_the_tab_stop(bare):
       return [document.activeElement === tok, [...root.querySelectorAll('[tabindex]')].map(t => t.dataset.pos)];
     }""", [a, b])
     assert got == [True, ["4"]]
+
+
+def test_positions_are_written_after_the_frame_and_before_a_click_reads_one(bare):
+    """The boxes' data-pos after an edit are written after the frame that shows it (token_spans.js
+    writePositions), and at once when token_clicks.js is about to read one: a click right after a
+    keystroke pins the token's position in the new text."""
+    a, b = model("one\ntwo\nthree six", owner="c:x"), model("zero one\ntwo\nthree six", owner="c:x")
+    bare.evaluate(LOAD.replace("window.M =", "window.C ="), (WEB / "token_clicks.js").read_text(encoding="utf-8"))
+    got = bare.evaluate("""async ([a, b]) => {
+      document.body.innerHTML = '';
+      const root = document.createElement('div'); document.body.append(root);
+      const picks = [];
+      C.default({data: {prefix: 'c:', unpin: false}, parentElement: document.body,
+                 setTriggerValue: (k, v) => picks.push(v)});
+      M.draw(root, a);
+      M.draw(root, b);  // "zero" comes first: the boxes of the lines kept move one on
+      const six = [...root.querySelectorAll('.tl-tok')].find(t => t.textContent === ' six');
+      six.click();  // before any frame
+      const clicked = picks[0].pos;
+      M.draw(root, a);
+      await new Promise(r => requestAnimationFrame(() => setTimeout(r, 50)));
+      return [clicked, [...root.querySelectorAll('.tl-tok')].map(t => +t.dataset.pos)];
+    }""", [a, b])
+    assert got[0] == next(seg[3] for seg in b["segs"] if seg[4] == [["", " six"]])
+    assert got[1] == [seg[3] for seg in a["segs"]]

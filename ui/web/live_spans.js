@@ -102,6 +102,10 @@ export function tokenTable(b) {
       const k = index ? index.get(id) : id - header.first_id;
       return tokBytes.subarray(offsets[k], offsets[k + 1]);
     },
+    size(id) {  // bytes(id).length, without making the view
+      if (special.has(id)) return special.get(id).length;
+      return lengths[index ? index.get(id) : id - header.first_id];
+    },
     rank(id, nbytes) { return !special.has(id) && nbytes > 1 ? id - (firstMerge === Infinity ? 256 : firstMerge) : null; },
   };
 }
@@ -484,14 +488,14 @@ function segmentRow(segIdsTyped, shown, table, names, whitespace) {
   }
   const long = isLong(body);
   if (long) body = breakable(body);
-  return { kinds, label, tip, body, breaks, long, oneLine: !core.includes("\n"), ids: segIds.join(" ") };
+  return { kinds: kinds.join(" "), label, tip, body, breaks, long, oneLine: !core.includes("\n"), ids: segIds.join(" ") };
 }
 
 export function buildModel(text, ids, table, names, o) {
   const off = offsets(text);
   const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
   if (table.sp) lens.set(spLengths(text, ids, table, off));
-  else for (let k = 0; k < n; k++) lens[k] = table.bytes(ids[k]).length;
+  else for (let k = 0; k < n; k++) lens[k] = table.size(ids[k]);
   for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + lens[k];
   let lo = 0, hi = n;
   const ncp = off.cpByte.length - 1;
@@ -505,7 +509,7 @@ export function buildModel(text, ids, table, names, o) {
     if (off.u16[starts[k + 1]] >= 0) { segs.push([g, k + 1]); g = k + 1; }
   }
   if (g < hi) segs.push([g, hi]);
-  const keys = segs.map(([a, b]) => Array.from(ids.slice(a, b)).join(","));
+  const keys = segs.map(([a, b]) => b - a === 1 ? String(ids[a]) : Array.from(ids.slice(a, b)).join(","));
   const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
   const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
   let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
@@ -523,11 +527,10 @@ export function buildModel(text, ids, table, names, o) {
       m = segmentRow(ids.slice(a, b), shown, table, names, o.whitespace);
       if (memo) memo.set(key, m);
     }
-    const classes = m.kinds.slice();
-    classes.push(o.alternating ? `tl-a${k % 2}` : `tl-c${colors[k][0]}`);
-    if (colors && colors[k][1]) classes.push("tl-same");
+    let cls = m.kinds + (o.alternating ? ` tl-a${k % 2}` : ` tl-c${colors[k][0]}`);
+    if (colors && colors[k][1]) cls += " tl-same";
     if (m.long === null) undecided = true;
-    else if (m.long && m.oneLine) classes.push("tl-long");  // one line: it moves to a line of its own first
+    else if (m.long && m.oneLine) cls += " tl-long";  // one line: it moves to a line of its own first
     let said = labelIx.get(key);
     if (said === undefined) {
       said = labels.length;
@@ -547,7 +550,7 @@ export function buildModel(text, ids, table, names, o) {
         tips.push(m.tip);
       }
     }
-    rows.push([classes.join(" "), tip, m.ids, pos, m.body, m.breaks]);
+    rows.push([cls, tip, m.ids, pos, m.body, m.breaks]);
     pos += group;
   });
   const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",

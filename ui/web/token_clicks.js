@@ -17,12 +17,15 @@ export default function ({ data, parentElement, setTriggerValue }) {
     tok.tabIndex = 0;
   };
   const host = parentElement || document.body;
+  // token_spans.js writes the boxes' positions (data-pos) after the frame that shows an edit: now, before one is read
+  const flush = () => { const L = globalThis.__tlLive; if (L && L.flush) L.flush(); };
 
   // after a pin or unpin, give the focus back to the same token of the same spans once the rerun
   // has drawn them again (a new element: the old one, and the focus, went with the old drawing)
   const refocus = (owner, pos) => {
     if (host.tlRefocusOff) host.tlRefocusOff();
     const look = () => {
+      flush();
       const a = document.activeElement;
       if (a && a !== document.body) {  // still on a token, or the visitor went elsewhere
         if (!a.classList || !a.classList.contains("tl-tok")) off();
@@ -69,6 +72,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const onClick = (e) => {
+    flush();
     let tok = null;
     for (const el of e.composedPath ? e.composedPath() : []) {
       if (!(el instanceof Element)) continue;
@@ -82,6 +86,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
   const onKey = (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || !(e.target instanceof Element)) return;
+    flush();
     const tok = e.target.closest(".tl-tok[data-pos]");
     const list = tok && tok.closest(".tl-spans");
     if (!list || !list.classList.contains("tl-spans") || !mine(list)) return;

@@ -58,7 +58,7 @@ function buildLines(data, from, to, owned) {
     }
     line.el.append(box);
     if (breaks) line.el.append(breaks);
-    line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos });
+    line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
     line.key += ids + "|";
     // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
     // start an empty line of its own at the end of the block)
@@ -110,6 +110,7 @@ function sameLine(line, data, [from, to]) {
 // a kept line's classes and positions, from the model (what the DOM holds is compared: token_clicks.js sets a
 // pin's class itself)
 function refresh(line, data, from, owned) {
+  let moved = false;
   for (let j = 0; j < line.rows.length; j++) {
     const r = line.rows[j], [cls, , , pos] = data.segs[from + j];
     if (r.el.className !== cls) {
@@ -117,11 +118,35 @@ function refresh(line, data, from, owned) {
       if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
       else r.el.removeAttribute("aria-selected");
     }
-    if (r.pos !== pos) {
-      r.pos = pos;
-      r.el.dataset.pos = String(pos);
+    r.pos = pos;  // its data-pos later (writePositions)
+    if (r.shown !== pos) moved = true;
+  }
+  return moved;
+}
+
+// The boxes' data-pos after an edit: every box after it moves (thousands of attribute writes, a few ms a column),
+// and nothing shows them, so they are written after the frame that shows the edit, or at once when something
+// is about to read them (token_clicks.js calls __tlLive.flush first)
+const stale = new Set();  // views whose boxes' data-pos are behind their model
+
+function writePositions() {
+  for (const view of stale) {
+    for (const line of view.lines) {
+      for (const r of line.rows) {
+        if (r.shown !== r.pos) {
+          r.el.setAttribute("data-pos", String(r.pos));
+          r.shown = r.pos;
+        }
+      }
     }
   }
+  stale.clear();
+}
+LIVE.flush = writePositions;
+
+function later(view) {
+  if (!stale.size) requestAnimationFrame(() => setTimeout(writePositions));
+  stale.add(view);
 }
 
 function draw(root, data) {
@@ -175,7 +200,7 @@ function draw(root, data) {
   for (let j = ranges.length - 1; j >= 0;) {
     if (plan[j] >= 0) {
       const line = lines[j] = old[plan[j]];
-      refresh(line, data, ranges[j][0], owned);
+      if (refresh(line, data, ranges[j][0], owned)) later(view);
       next = line.el;
       j--;
       continue;
@@ -305,4 +330,4 @@ export default function ({ data: raw, parentElement }) {
   return st.off;
 }
 
-export { draw };  // for tests/e2e/test_span_patch_browser.py
+export { draw, writePositions };  // for tests/e2e/test_span_patch_browser.py
