@@ -265,18 +265,20 @@ function liveDraw(st) {
   st.root.dataset.drawMs = String(performance.now() - t0);  // for benchmarks/live_keystroke.py
   st.root.dataset.modelMs = String(t1 - t0);  // of which encoding and buildModel
   st.root.dataset.drawStart = String(t0);
+  st.ended = performance.now();
 }
 
-// A text up to QUICK characters is drawn at once (in the box's input event: the spans change in the frame that
-// shows the key, without waiting for the next one); a longer one in the next frame (keystrokes that come
-// within a frame make one draw), and above 100,000 characters one frame later, so that the box shows a big
-// paste before the columns' work (a megabyte takes the browser a second or more to encode and lay out)
-const QUICK = 20000;
+// A keystroke is drawn at once (in the box's input event: the spans change in the frame that shows the key,
+// without waiting for the next one) when the text is up to QUICK characters, or up to 100,000 after a pause
+// (PAUSE ms since this column's last draw); keystrokes that follow quickly in a longer text are drawn in the
+// next frame (those within a frame make one draw); above 100,000 characters one frame later, so that the box
+// shows a big paste before the columns' work (a megabyte takes the browser a second or more to encode and lay out)
+const QUICK = 20000, PAUSE = 100;
 
 function schedule(st) {
   if (st.frame) return;
   const n = (LIVE.text.get(st.data.live.source) || "").length;
-  if (n <= QUICK) {
+  if (n <= QUICK || (n <= 100000 && performance.now() - (st.ended || 0) > PAUSE)) {
     liveDraw(st);
     return;
   }
