@@ -13,6 +13,8 @@ Reports, for the four default tokenizers on the Compare page:
         server's rerun, or the browser itself when it tokenizes); above the box's live limit (100 KB)
         still from keydown when every column tokenizes in the browser (they follow the typing there:
         marked "(keydown, no Apply)"), else from the click on Apply that follows the key ("(Apply)");
+        "on screen" is the first animation frame that finds it (a rAF loop the page runs from keydown,
+        for ours and the floor alike; that frame's style, layout and paint follow);
       the floor: the same keystroke in benchmarks/floor_app.py, a Streamlit fragment holding the
         app's own live box (app_pages.widgets.live_text, its limit lifted) that echoes the text with
         st.text, to the echo starting with it: Streamlit's own round trip, which any server-drawn
