@@ -7,8 +7,8 @@
 // globalThis.__tlLive.text), for spans that tokenize in the browser (token_spans.js with `live`). When
 // every column following this box draws in the browser, the server waits for `idle` ms of quiet instead
 // (no run per keystroke); its run then brings the counts, chart and decoder up to date.
-// With the text goes the caret (in characters, as Python counts them; in globalThis.__tlLive.caret too, in
-// the box's UTF-16 units), so that a long text's page of spans follows the typing (issue 22).
+// With the text goes the caret (in characters, as Python counts them; in globalThis.__tlLive.caret too), so
+// that a long text's page of spans follows the typing (issue 22).
 // The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
 export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".tl-live");
@@ -107,7 +107,7 @@ export default function ({ data, parentElement, setStateValue }) {
   const onInput = () => {
     clearTimeout(s.timer);
     LIVE.text.set(s.key, box.value);
-    LIVE.caret.set(s.key, box.selectionStart);
+    LIVE.caret.set(s.key, caretChars());
     window.dispatchEvent(new CustomEvent("tl-live-text", { detail: { key: s.key } }));
     const now = performance.now();
     const quiet = now - s.last > s.debounce;
