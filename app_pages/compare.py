@@ -98,6 +98,7 @@ class Inputs:
     present: bool
     font: str
     replaced: int  # lone surrogates replaced in the texts held in state
+    carets: tuple = (None, None)  # where the person typed in A and B this run (characters), if the box sent
 
 
 @dataclass
@@ -227,8 +228,9 @@ def input_panel(a: Areas, present: bool) -> Inputs:
     # required: a segmented control could otherwise be clicked off, leaving no size
     a.size.segmented_control("Text size", list(FONT_SIZES), key=f"{K}font", required=True, persist_state=KEEP)
     view = a.view.radio("View", VIEWS, horizontal=True, key=f"{K}view", persist_state=KEEP)
+    carets = (st.session_state.pop(f"{K}text_caret", None), st.session_state.pop(f"{K}text_b_caret", None))
     return Inputs(text, text_b, names, parse_special, show_ws, alternating, view, ab, present,
-                  FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"]), replaced)
+                  FONT_SIZES.get(st.session_state[f"{K}font"], FONT_SIZES["M"]), replaced, carets)
 
 
 def input_notes(a: Areas, inp: Inputs, replaced: int, sizes: tuple[int, int]) -> None:
@@ -444,6 +446,13 @@ def window_of(txt: str, per: int, n_pages: int, page: int) -> tuple[int, int]:
     return k * per, min(len(txt), (k + 1) * per)
 
 
+def caret_page(caret, per: int, pages: int) -> int | None:
+    """The page (from 0) holding the character just typed before the caret, or None without a caret."""
+    if not isinstance(caret, int) or isinstance(caret, bool):
+        return None
+    return min(max(caret - 1, 0) // per, pages - 1)
+
+
 def per_row_of(n: int, present: bool) -> int:
     """Tokenizers side by side: two to a row; presenting, all of them up to four (five or more in rows as
     even as they can be: 3+2, 3+3, 4+3), so a projector shows them at once."""
@@ -463,7 +472,14 @@ def columns(s: Shown) -> None:
     page = 0
     if max(pages, pages_b) > 1:
         n_pages = max(pages, pages_b)
-        page = limits.clamp_int(st.number_input(f"Page (1–{n_pages})", 1, n_pages, 1, key=f"{K}page"),
+        # typing moves the picker to the page being typed on (the box sent its caret this run); a run
+        # without an edit (a page picked, a toggle) leaves it where the visitor put it
+        follow = caret_page(s.inputs.carets[0], per_page, pages)
+        if two and s.inputs.carets[1] is not None:
+            follow = caret_page(s.inputs.carets[1], per_b, pages_b)
+        if follow is not None:
+            st.session_state[f"{K}page"] = follow + 1
+        page = limits.clamp_int(st.number_input(f"Page (1–{n_pages})", 1, n_pages, "min", key=f"{K}page"),
                                 1, n_pages, 1) - 1
         a0, a1 = window_of(clean, per_page, pages, page)
         b0, b1 = window_of(clean_b, per_b, pages_b, page)

@@ -101,8 +101,10 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
 
     Python changes the text by assigning st.session_state[key] and calling `bump(key)`; the box then
     shows the new text. Edits the box sends are stamped with the revision they were typed on, so an
-    edit that crosses such a change on the wire is dropped rather than undoing it. Each edit also says
-    which spans columns following the box this browser draws (`reported(key)`)."""
+    edit that crosses such a change on the wire is dropped rather than undoing it. A run that takes an
+    edit from the box finds its caret (in characters) in st.session_state[key + "_caret"], for the page
+    to pop. Each edit also says which spans columns following the box this browser draws
+    (`reported(key)`)."""
     rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
     st.session_state.setdefault(key, "")
     st.session_state.setdefault(rev_key, 0)
@@ -113,6 +115,9 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
             st.session_state[seen_key] = sent["seq"]
             st.session_state[key] = sent["value"]
             st.session_state[f"{key}_browser"] = browser_heads(sent.get("browser"))
+            caret = sent.get("caret")  # where the person typed, in characters: the page of spans follows it
+            if isinstance(caret, int) and not isinstance(caret, bool):
+                st.session_state[f"{key}_caret"] = caret
 
     def on_text() -> None:  # before the script runs, so the box's data already holds what it sent
         take((st.session_state.get(box_key) or {}).get("text"))

@@ -182,6 +182,18 @@ class BoundedStore:
                 if key in self.items:
                     self.drop(key)
 
+    def recent(self, match: Callable[[Hashable], bool], *, scan: int, limit: int) -> list[tuple[Hashable, object]]:
+        """Up to `limit` (key, value) pairs whose key `match`es, most recently used first, among the
+        `scan` most recently used entries."""
+        out = []
+        with self.lock:
+            for n, key in enumerate(reversed(self.items)):
+                if n >= scan or len(out) >= limit:
+                    break
+                if match(key):
+                    out.append((key, self.items[key][0]))
+        return out
+
     @property
     def cost(self) -> int:
         return self.total
@@ -217,15 +229,50 @@ class _Failed:
         self.error = error.with_traceback(None)  # no frames (and no tokenizer in them) kept alive by the store
 
 
+# An edit to a long text: the tokens of the nearest text this tokenizer tokenized lately (the same
+# visitor's text before the keystroke, most often) are reused outside the lines the edit touched
+# (Tokenizer.tokenize_edit, tokenizers/core/edits.py). Nothing more is kept for it: the earlier text is
+# found among the store's own most recent entries.
+EDIT_MIN_CHARS = 2_000   # shorter texts are tokenized whole (a millisecond or two)
+EDIT_SCAN = 512          # the store's most recent entries looked through for an earlier text
+EDIT_CANDIDATES = 4      # of this tokenizer's, with the same special-token choice
+
+
+def nearest_earlier(tok, text: str, parse_special: bool) -> TokenList | None:
+    """The TokenList of the stored text (this tokenizer, this special-token choice) that shares the most
+    with `text` at its start and end, if that is at least half of `text`; None otherwise."""
+    from tokenizers.core.edits import common_affixes
+
+    me = id(tok)
+    found = _results.recent(lambda k: k[0] == me and k[2] == parse_special and k[1] != text,
+                            scan=EDIT_SCAN, limit=EDIT_CANDIDATES)
+    best, shared = None, len(text) // 2
+    for (_, other, _), value in found:
+        if isinstance(value, _Failed) or value.note:
+            continue
+        p, s = common_affixes(other, text)
+        if p + s > shared:
+            best, shared = (other, value), p + s
+    if best is None:
+        return None
+    other, value = best
+    return TokenList(other, value.ids, value.starts, value.ends, tok, note=value.note)
+
+
 def tokenized(tok, text: str, *, parse_special: bool, catch: tuple[type[BaseException], ...] = ()):
     """tok.tokenize(text) with special tokens parsed or as text (the pages' explicit choice), from the
-    shared store when it is there. An error of a type in `catch` is remembered and raised again."""
+    shared store when it is there; on a miss, from the nearest earlier text's tokens where the tokenizer
+    allows (an edit costs the lines it touched). An error of a type in `catch` is remembered and raised
+    again."""
     made = []
 
     def make():
+        options = {"allowed_special": "all"} if parse_special else {"disallowed_special": ()}
         try:
-            toks = (tok.tokenize(text, allowed_special="all") if parse_special
-                    else tok.tokenize(text, disallowed_special=()))
+            before = (nearest_earlier(tok, text, parse_special)
+                      if len(text) >= EDIT_MIN_CHARS and getattr(tok, "line_local", False) else None)
+            toks = (tok.tokenize_edit(before, text, **options) if before is not None
+                    else tok.tokenize(text, **options))
         except catch as e:
             return _Failed(e)
         made.append(toks)

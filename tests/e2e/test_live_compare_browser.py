@@ -237,8 +237,9 @@ def test_a_slow_host_script_still_loads_every_vocabulary(browser, app_url):
 
 
 def test_a_1mb_paste_lands_at_once_and_the_browser_draws_its_first_page(browser, app_url):
-    """Ctrl+V of 1 MB with every column in the browser: the box holds it at once, the columns show its
-    first page and the headings count the whole text, and nothing goes to the server until Apply."""
+    """Ctrl+V of 1 MB with every column in the browser: the box holds it at once, the columns show the
+    page that holds the caret (the paste's end) and the headings count the whole text, and nothing goes
+    to the server until Apply."""
     from ui.examples import EXAMPLES
 
     names = IN_BROWSER[1:3]
@@ -248,13 +249,13 @@ def test_a_1mb_paste_lands_at_once_and_the_browser_draws_its_first_page(browser,
         page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
         settle(page, TIMEOUT)
         asked = runs_asked(page)
-        big = "W" + ("\n".join(EXAMPLES.values()) * 700).encode()[1:999_000].decode("utf-8", "ignore")  # ~1 MB
+        big = "W" + ("\n".join(EXAMPLES.values()) * 700).encode()[1:999_000].decode("utf-8", "ignore") + "ZqW"  # ~1 MB
         page.evaluate("v => navigator.clipboard.writeText(v)", big)
         box = page.get_by_label("Text", exact=True)
         box.click()
         box.press("Control+A")
         box.press("Control+V", timeout=15_000)
-        page.wait_for_function(LIVE_DRAWN, arg=[2, big[:12].replace(" ", "")], timeout=TIMEOUT)
+        page.wait_for_function(LIVE_DRAWN, arg=[2, "ZqW"], timeout=TIMEOUT)  # the caret's page: the last
         page.evaluate(FRAMES)
         assert box.input_value() == big
         page.get_by_text("the spans follow your typing in the browser").wait_for(timeout=TIMEOUT)
@@ -322,22 +323,22 @@ def test_after_the_pause_the_browser_draws_the_red_edges_and_the_pinned_token(br
         marks = analysis.differing_starts(toks, get_tokenizer("cl100k_base").tokenize(text, disallowed_special=()))
         want = {k for k, t in enumerate(toks) if t.byte_span[0] in marks}
         drawn = page.evaluate("""() => [...document.querySelectorAll(
-          '.tl-spans[data-owner="compare:gpt2:a"][data-live=browser] > .tl-tok')]
+          '.tl-spans[data-owner="compare:gpt2:a"][data-live=browser] .tl-tok')]
           .map(t => [+t.dataset.pos, t.dataset.ids.split(' ').length, t.classList.contains('tl-diff')])""")
         # a box (several tokens when they share a character) has the red edge when one of its tokens differs
         assert [d for _, _, d in drawn] == [any(k in want for k in range(p, p + n)) for p, n, _ in drawn]
         assert sum(d for _, _, d in drawn) >= 3
         assert not page.locator(".tl-spans[data-owner='compare:cl100k_base:a'] .tl-diff").count()  # the reference
         before = runs_asked(page)
-        page.locator(".tl-spans[data-owner='compare:gpt2:a'] > .tl-tok[data-pos='2']").click()
+        page.locator(".tl-spans[data-owner='compare:gpt2:a'] .tl-tok[data-pos='2']").click()
         settle(page, TIMEOUT, after=before)
         page.evaluate(FRAMES)
         page.get_by_text(f"Token {toks[2].id} in").wait_for(timeout=TIMEOUT)
-        pinned = page.locator(".tl-spans[data-owner='compare:gpt2:a'][data-live=browser] > .tl-tok.tl-pin")
+        pinned = page.locator(".tl-spans[data-owner='compare:gpt2:a'][data-live=browser] .tl-tok.tl-pin")
         assert pinned.count() == 1 and pinned.get_attribute("data-pos") == "2"
         assert pinned.get_attribute("aria-selected") == "true" and pinned.get_attribute("tabindex") == "0"
         assert server_boxes(page)["compare:gpt2:a"] is False
-        assert page.locator(".tl-spans[data-owner='compare:gpt2:a'] > .tl-tok.tl-diff").count() == sum(
+        assert page.locator(".tl-spans[data-owner='compare:gpt2:a'] .tl-tok.tl-diff").count() == sum(
             d for _, _, d in drawn)
         assert drawn_ids(page) == {n: library_ids(n, text) for n in names}
         screenshot(page, "live-compare-pinned-diff")
@@ -364,20 +365,20 @@ def test_a_column_the_browser_cannot_draw_is_left_out_of_the_report(browser, app
         assert server_boxes(page) == {"compare:gpt2:a": False, "compare:o200k_base:a": True}
         text = box.input_value()
         assert drawn_ids(page) == {"gpt2": library_ids("gpt2", text)}  # o200k_base: the server's draw
-        # the same text sent before the browser has measured it (the box left at once: a blur sends what
-        # waits): the report still names o200k_base, its compact payload cannot be drawn here, so the column
+        # a text sent before the browser has measured it (a long one typed right after another, then Apply at
+        # once): the report still names o200k_base, its compact payload cannot be drawn here, so the column
         # asks, the box reports again and the server's next run draws it
-        box.fill("Plain words first.")
-        settle(page, TIMEOUT, after=runs_asked(page))
-        page.wait_for_function("""() => [...document.querySelectorAll('.tl-spans-root')].some(r => r.tlLive &&
-          r.tlLive.data && r.tlLive.data.owner === 'compare:o200k_base:a' && !r.tlLive.data.segs)""", timeout=TIMEOUT)
+        text = "x " * 12000 + " สำนักเลขานุการองค์กร วิเคราะห์บอลวันนี้"  # over the live limit: Apply
+        settle(page, TIMEOUT)
         before = runs_asked(page)
-        page.evaluate("""t => { const b = document.querySelector('.tl-live textarea'); b.focus(); b.value = t;
-          b.dispatchEvent(new Event('input', {bubbles: true})); b.blur(); }""", text)
+        page.evaluate("""t => { const b = document.querySelector('.tl-live textarea'); b.focus();
+          b.value = 'a b '.repeat(6000); b.dispatchEvent(new Event('input', {bubbles: true}));
+          b.value = t; b.dispatchEvent(new Event('input', {bubbles: true}));
+          document.querySelector('.tl-live-apply').click(); }""", text)
         page.wait_for_function("""() => [...document.querySelectorAll('.tl-spans-root')].some(r => r.tlLive &&
           r.tlLive.data && r.tlLive.data.owner === 'compare:o200k_base:a' && r.tlLive.data.segs)""", timeout=TIMEOUT)
         settle(page, TIMEOUT)
-        assert runs_asked(page) >= before + 2  # the blur's send, then the report again
+        assert runs_asked(page) >= before + 2  # Apply's send, then the report again
         assert server_boxes(page) == {"compare:gpt2:a": False, "compare:o200k_base:a": True}
         assert box.input_value() == text and not page.errors
     finally:

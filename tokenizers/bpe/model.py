@@ -468,6 +468,14 @@ class BPETokenizer(Tokenizer):
         return self._native or None
 
     @property
+    def line_local(self) -> bool:
+        """Its split pattern is one a line cut splits, and no special token holds a newline
+        (tokenizers/core/edits.py)."""
+        from tokenizers.core.edits import LINE_LOCAL_PATTERNS
+
+        return self.pattern in LINE_LOCAL_PATTERNS and not any("\n" in s for s in self.special_tokens)
+
+    @property
     def engine(self) -> str:
         """Which code encodes: "C" (split and merges), "Python split, C merges", or "Python"."""
         if self._native_encoder() is not None:

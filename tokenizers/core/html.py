@@ -171,9 +171,12 @@ CSS = """
   line-height:2.1;white-space:pre-wrap;word-break:break-word;color:#111827;}
 .tl-spans{direction:ltr;}
 /* a box never wraps inside itself: white-space:pre in the box, a wbr element after each box */
-.tl-tok{position:relative;border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;white-space:pre;
+.tl-tok{border-radius:3px;padding:1px 0;margin-right:1px;unicode-bidi:isolate;white-space:pre;
   box-shadow:inset 0 -1px 0 rgba(0,0,0,.18);cursor:default;}
 .tl-spans[data-owner] .tl-tok{cursor:pointer;}
+/* positioned (the tooltip's anchor, above its neighbours) only when hovered, focused or pinned: a positioned
+   box is a layer of its own to Chromium, and thousands of them made each keystroke's paint cost 100 ms */
+.tl-tok:hover,.tl-tok:focus-visible,.tl-pin{position:relative;}
 .tl-tok:hover{outline:2px solid #111827;outline-offset:0;z-index:2;}
 /* the keyboard's focus: a ring outside the box, apart from hover's and a pin's outline (on the
    box's edge), on the page's background; the tooltip opens as on hover */

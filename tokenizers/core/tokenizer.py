@@ -355,6 +355,41 @@ class Tokenizer(ABC):
         with self._pattern_budget():  # the encoding and the span alignment share one budget
             return self._tokenize(text, self._resolve_specials(text, allowed_special, disallowed_special))
 
+    # -- an edit: only the lines it touched encoded again (tokenizers/core/edits.py) -------------------
+    @property
+    def line_local(self) -> bool:
+        """Whether a line cut (just after a newline with a non-space character on each side) splits this
+        tokenizer's work, so that `tokenize_edit` can reuse the tokens of an earlier text around an edit.
+        False unless a backend declares it (tokenizers/core/edits.py says which stages are, and why)."""
+        return False
+
+    def _line_local_text(self, text: str) -> bool:
+        """Whether this text keeps the line-local promise (a backend's stage may refuse a text as a whole:
+        a normalizer's growth bound)."""
+        return True
+
+    def tokenize_edit(self, before: "TokenList", text: str, *, allowed_special: AllowedSpecial = frozenset(),
+                      disallowed_special: Union[Literal["all"], Collection[str]] = ALL) -> "TokenList":
+        """tokenize(text), the same tokens and offsets, reusing those of `before` (this tokenizer's
+        tokenize of another text, with the same options) outside the lines where the two texts differ:
+        a small edit to a long text costs about the lines it touched. The whole text is tokenized
+        when the tokenizer is not line-local or nothing can be reused. `tokenize` is the reference the
+        tests hold this equal to."""
+        from tokenizers.core import edits
+
+        text, _ = clean_text(text)
+        with self._pattern_budget():
+            specials = self._resolve_specials(text, allowed_special, disallowed_special)
+            if (before is not None and before.tokenizer is self and self.line_local
+                    and self._line_local_text(text)):
+                try:
+                    got = edits.retokenize(before, text, lambda part: self._tokenize(part, specials))
+                except Exception:  # noqa: BLE001 - a stretch the whole text would not fail on: the reference decides
+                    got = None
+                if got is not None:
+                    return TokenList(text, *got[:3], self, note=got[3])
+            return self._tokenize(text, specials)
+
     def _pattern_budget(self):
         """The context one text's work runs in: `patterns.pattern_budget()` for a tokenizer that may run
         patterns from outside (a split or normalizer from an upload), so that they share one time

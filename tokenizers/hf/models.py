@@ -137,6 +137,20 @@ class WordPieceVocab:
         return ids, lengths
 
 
+def _line_local_split(pre) -> bool:
+    """A pre-tokenizer that a line cut splits (tokenizers/core/edits.py)."""
+    from tokenizers.core.edits import LINE_LOCAL_PATTERNS
+    from tokenizers.pipeline import pre_tokenizers as pt
+
+    if isinstance(pre, pt.Sequence):
+        return all(_line_local_split(s) for s in pre.steps)
+    if isinstance(pre, pt.Split):
+        return pre.behaviour == "Isolated" and not pre.invert and pre.pattern in LINE_LOCAL_PATTERNS
+    if isinstance(pre, pt.ByteLevel):
+        return not pre.add_prefix_space  # its regex, when it uses one, is GPT-2's
+    return isinstance(pre, pt.Digits)
+
+
 class PipelineTokenizer(Tokenizer):
     """Normalizer -> pre-tokenizer -> model, with added/special tokens first (Hugging Face's order).
 
@@ -413,6 +427,36 @@ class PipelineTokenizer(Tokenizer):
         if self._bytes_model:
             return self._model_split.pre_tokenize([p])
         return [p] if p.text else []
+
+    @property
+    def line_local(self) -> bool:
+        """A byte-level model (line-local itself when its own pattern splits) with stages that are all
+        line-local: Unicode normalization or none, splits by LINE_LOCAL_PATTERNS, ByteLevel without a prefix
+        space, Digits; added tokens with no newline and no lstrip, rstrip or single_word
+        (tokenizers/core/edits.py)."""
+        from tokenizers.pipeline import normalizers as nz
+
+        if not self._bytes_model or not (self.normalizer is None or isinstance(self.normalizer, nz.UnicodeForm)):
+            return False
+        if any("\n" in t.content or t.lstrip or t.rstrip or t.single_word for t in self.added_tokens):
+            return False
+        if self.pre_tokenizer is None:
+            return self.model.line_local
+        return _line_local_split(self.pre_tokenizer)
+
+    def _line_local_text(self, text: str) -> bool:
+        """Within the normalizer's growth bound by far: its decomposed form, which is at least as long as
+        what the normalizer makes of any part of the text, is at most MAX_GROWTH times the text, so
+        neither the whole text nor any stretch of it can hit the bound (which would fail one and not the
+        other)."""
+        if self.normalizer is None:
+            return True
+        import unicodedata
+
+        from tokenizers.pipeline.normalizers import MAX_GROWTH
+
+        form = "NFKD" if "K" in self.normalizer.form else "NFD"
+        return len(unicodedata.normalize(form, text)) <= MAX_GROWTH * len(text)
 
     def _encode(self, text: str, specials: AbstractSet[str]) -> list[int]:
         with pattern_budget():  # every uploaded pattern this text meets shares one time budget

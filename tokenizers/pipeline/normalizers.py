@@ -95,13 +95,37 @@ class Normalizer:
     def _aligned(self, text: str, offs: Offs, limit: int) -> tuple[str, Offs]:
         """Default for normalizers that act on one character at a time (with the combining marks
         after it): normalize each such group; groups whose normalized forms interact (a Hangul jamo
-        run, a starter that composes with the next starter) are merged until the pieces add up."""
+        run, a starter that composes with the next starter) are merged until the pieces add up. Line by
+        line: a newline composes with nothing, so no group reaches across one, and where a line's
+        pieces do not add up (a mark after a space, say) only that line is one coarse piece, whatever
+        the rest of the text holds (tokenizers/core/edits.py relies on it)."""
         out = self.normalize(text, limit)
         if out == text:
             return text, offs
+        pieces: list[tuple[int, int, str]] = []
+        start = 0
+        while start < len(text):
+            end = text.find("\n", start) + 1 or len(text)
+            pieces += self._line_pieces(text, start, end)
+            start = end
+        if "".join(p[2] for p in pieces) != out:  # never seen; correct, if coarse
+            pieces = [(0, len(text), out)]
+        new_offs: Offs = []
+        for a, b, seg in pieces:
+            r = span_of(offs, a, b)
+            new_offs.extend([r] * len(seg))
+        return out, new_offs
+
+    def _line_pieces(self, text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+        """(start, end, normalized) pieces of text[start:end], which add up to its normalized form: one a
+        character where the line is already normalized (as where the whole text is), so that a line's
+        spans do not depend on whether another line needed normalizing."""
+        whole = self.normalize(text[start:end])
+        if whole == text[start:end]:
+            return [(i, i + 1, text[i]) for i in range(start, end)]
         groups: list[tuple[int, int]] = []  # [start, end) in text
-        for i, ch in enumerate(text):
-            if groups and unicodedata.combining(ch):
+        for i in range(start, end):
+            if groups and unicodedata.combining(text[i]):
                 groups[-1] = (groups[-1][0], i + 1)
             else:
                 groups.append((i, i + 1))
@@ -115,13 +139,9 @@ class Normalizer:
                     pieces[-1] = (pa, b, joined)
                     continue
             pieces.append((a, b, seg))
-        if "".join(p[2] for p in pieces) != out:  # never seen; correct, if coarse
-            pieces = [(0, len(text), out)]
-        new_offs: Offs = []
-        for a, b, seg in pieces:
-            r = span_of(offs, a, b)
-            new_offs.extend([r] * len(seg))
-        return out, new_offs
+        if "".join(p[2] for p in pieces) != whole:  # correct, if coarse
+            pieces = [(start, end, whole)]
+        return pieces
 
     def describe(self) -> str:
         return self.kind

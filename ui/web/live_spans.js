@@ -103,6 +103,10 @@ export function tokenTable(b) {
       const k = index ? index.get(id) : id - header.first_id;
       return tokBytes.subarray(offsets[k], offsets[k + 1]);
     },
+    size(id) {  // bytes(id).length, without making the view
+      if (special.has(id)) return special.get(id).length;
+      return lengths[index ? index.get(id) : id - header.first_id];
+    },
     rank(id, nbytes) { return !special.has(id) && nbytes > 1 ? id - (firstMerge === Infinity ? 256 : firstMerge) : null; },
   };
 }
@@ -454,11 +458,46 @@ export function breakable(parts) {
   return out;
 }
 
+// One segment's row but its colour and position (buildModel): its kinds of box, accessible name, tooltip, parts
+// and line breaks, from its ids and the text it shows
+function segmentRow(segIdsTyped, shown, table, names, whitespace) {
+  const segIds = Array.from(segIdsTyped), group = segIds.length, grouped = group > 1;
+  const specialAny = segIds.some(id => table.special.has(id));
+  const fallbackAny = segIds.some(id => table.fallback(id));
+  const kinds = ["tl-tok"];
+  if (grouped) kinds.push("tl-group");
+  if (specialAny) kinds.push("tl-special");
+  if (fallbackAny) kinds.push("tl-fallback");
+  const core = shown.replace(/[\r\n]+$/, ""), breaks = shown.slice(core.length);
+  const which = grouped ? `${group} tokens, ids ${segIds.join(" ")}` : `id ${segIds[0]}`;
+  const label = [spoken(shown, names), ...(specialAny ? ["special token"] : []),
+    ...(fallbackAny ? ["byte fallback"] : []), which].join(", ");
+  const piece = table.piece(segIds[0]);
+  let body = core || piece ? bodyParts(piece, table.bytes(segIds[0]), core, whitespace) : [];
+  if (breaks) {
+    if (whitespace) body.push(...visibleParts(breaks, true).filter(p => p[1] !== "\n"));
+    else if (!body.length) body = [["nl", "↵".repeat(breaks.split("\n").length - 1) || "␍"]];
+  }
+  let tip;
+  if (grouped) {
+    body.push(["ids", `[${group}]`]);
+    tip = [`${group} tokens share ${strRepr(shown)}:`,
+      ...segIds.map(id => `id ${id}: bytes ${hexbytes(table.bytes(id))}`)].join("\n");
+  } else {
+    const id = segIds[0], bytes = table.bytes(id);
+    tip = tokenTooltip(id, bytes, table.rank(id, bytes.length), table.special.has(id), table.piece(id),
+      table.fallback(id));
+  }
+  const long = isLong(body);
+  if (long) body = breakable(body);
+  return { kinds: kinds.join(" "), label, tip, body, breaks, long, oneLine: !core.includes("\n"), ids: segIds.join(" ") };
+}
+
 export function buildModel(text, ids, table, names, o) {
   const off = offsets(text);
   const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
   if (table.sp) lens.set(spLengths(text, ids, table, off));
-  else for (let k = 0; k < n; k++) lens[k] = table.bytes(ids[k]).length;
+  else for (let k = 0; k < n; k++) lens[k] = table.size(ids[k]);
   for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + lens[k];
   let lo = 0, hi = n;
   const ncp = off.cpByte.length - 1;
@@ -472,67 +511,52 @@ export function buildModel(text, ids, table, names, o) {
     if (off.u16[starts[k + 1]] >= 0) { segs.push([g, k + 1]); g = k + 1; }
   }
   if (g < hi) segs.push([g, hi]);
-  const keys = segs.map(([a, b]) => Array.from(ids.slice(a, b)).join(","));
+  const keys = segs.map(([a, b]) => b - a === 1 ? String(ids[a]) : Array.from(ids.slice(a, b)).join(","));
   const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
   const marks = o.marks && o.marks.length ? new Set(o.marks) : null;  // byte offsets (span_model's marks)
   const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
   let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
   let pos = lo;
+  // `o.memo` (token_spans.js keeps one per vocabulary and whitespace option, across keystrokes): a segment's
+  // row but its colour and position, by its ids and text. A keystroke changes a few segments; the others are
+  // looked up, not built again (their tooltips, names and parts are what they were)
+  const memo = o.memo;
   segs.forEach(([a, b], k) => {
     const group = b - a, grouped = group > 1;
-    const segIds = Array.from(ids.slice(a, b));
-    const specialAny = segIds.some(id => table.special.has(id));
-    const fallbackAny = segIds.some(id => table.fallback(id));
-    const classes = ["tl-tok"];
-    if (grouped) classes.push("tl-group");
-    if (specialAny) classes.push("tl-special");
-    if (fallbackAny) classes.push("tl-fallback");
-    if (marks) for (let j = a; j < b; j++) if (marks.has(starts[j])) { classes.push("tl-diff"); break; }
-    if (o.pinned != null && pos <= o.pinned && o.pinned < pos + group) classes.push("tl-pin");
-    classes.push(o.alternating ? `tl-a${k % 2}` : `tl-c${colors[k][0]}`);
-    if (colors && colors[k][1]) classes.push("tl-same");
     const shown = text.slice(off.u16[starts[a]], off.u16[starts[b]]);
-    const core = shown.replace(/[\r\n]+$/, ""), breaks = shown.slice(core.length);
     const key = keys[k] + "\u0000" + shown;
+    let m = memo && memo.get(key);
+    if (!m) {
+      m = segmentRow(ids.slice(a, b), shown, table, names, o.whitespace);
+      if (memo) memo.set(key, m);
+    }
+    let cls = m.kinds;  // span_model's order: kinds, tl-diff, tl-pin, colour, tl-same, tl-long
+    if (marks) for (let j = a; j < b; j++) if (marks.has(starts[j])) { cls += " tl-diff"; break; }
+    if (o.pinned != null && pos <= o.pinned && o.pinned < pos + group) cls += " tl-pin";
+    cls += o.alternating ? ` tl-a${k % 2}` : ` tl-c${colors[k][0]}`;
+    if (colors && colors[k][1]) cls += " tl-same";
+    if (m.long === null) undecided = true;
+    else if (m.long && m.oneLine) cls += " tl-long";  // one line: it moves to a line of its own first
     let said = labelIx.get(key);
     if (said === undefined) {
       said = labels.length;
       labelIx.set(key, said);
-      const which = grouped ? `${group} tokens, ids ${segIds.join(" ")}` : `id ${segIds[0]}`;
-      labels.push([spoken(shown, names), ...(specialAny ? ["special token"] : []),
-        ...(fallbackAny ? ["byte fallback"] : []), which].join(", "));
+      labels.push(m.label);
     }
     labelOf.push(said);
-    const piece = table.piece(ids[a]);
-    let body = core || piece ? bodyParts(piece, table.bytes(ids[a]), core, o.whitespace) : [];
-    if (breaks) {
-      if (o.whitespace) body.push(...visibleParts(breaks, true).filter(p => p[1] !== "\n"));
-      else if (!body.length) body = [["nl", "↵".repeat(breaks.split("\n").length - 1) || "␍"]];
-    }
     let tip;
     if (grouped) {
-      body.push(["ids", `[${group}]`]);
       tip = tips.length;
-      tips.push([`${group} tokens share ${strRepr(shown)}:`,
-        ...segIds.map(id => `id ${id}: bytes ${hexbytes(table.bytes(id))}`)].join("\n"));
+      tips.push(m.tip);
     } else {
-      const id = segIds[0];
-      tip = tipOf.get(id);
+      tip = tipOf.get(ids[a]);
       if (tip === undefined) {
         tip = tips.length;
-        tipOf.set(id, tip);
-        const bytes = table.bytes(id);
-        tips.push(tokenTooltip(id, bytes, table.rank(id, bytes.length), table.special.has(id), table.piece(id),
-          table.fallback(id)));
+        tipOf.set(ids[a], tip);
+        tips.push(m.tip);
       }
     }
-    const long = isLong(body);
-    if (long === null) undecided = true;
-    else if (long) {
-      if (!core.includes("\n")) classes.push("tl-long");  // one line: it moves to a line of its own first
-      body = breakable(body);
-    }
-    rows.push([classes.join(" "), tip, segIds.join(" "), pos, body, breaks]);
+    rows.push([cls, tip, m.ids, pos, m.body, m.breaks]);
     pos += group;
   });
   const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",
@@ -546,14 +570,18 @@ export function askServer(source) {
   window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
-// The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`.
-// `d` holds the model's owner, flip, font and label, and for the text the server last ran on its marks and
-// pinned token (app_pages/compare.py compact_spans: only the server knows them)
+// The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`; each
+// vocabulary keeps its segments' rows (buildModel's memo) from one keystroke to the next. `d` holds the model's
+// owner, flip, font and label, and for the text the server last ran on its marks and pinned token
+// (app_pages/compare.py compact_spans: only the server knows them)
 export function liveModel(v, text, live, d) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
   const ids = encodeText(v.vocab, v.table.specials, clean, live.parse && v.table.parses);
+  const memos = v.memos || (v.memos = [new Map(), new Map()]), memo = memos[live.whitespace ? 1 : 0];
+  if (memo.size > 200000) memo.clear();  // bounded: a visit that types a lot of different text starts afresh
   const built = buildModel(clean, ids, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
-    win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label, marks: d.marks, pinned: d.pinned });
+    win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label, marks: d.marks, pinned: d.pinned,
+    memo });
   built.ids = ids;
   return built;
 }

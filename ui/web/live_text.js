@@ -6,8 +6,10 @@
 // Every edit is also announced on the page at once (a "tl-live-text" event, the text in
 // globalThis.__tlLive.text), for spans that tokenize in the browser (token_spans.js with `live`). When
 // every column following this box draws in the browser, the server waits for `idle` ms of quiet instead
-// (no run per keystroke); its run then brings the counts, chart and decoder up to date. Each send also
-// reports which of those columns this browser draws itself, so that the server sends them no spans.
+// (no run per keystroke); its run then brings the counts, chart and decoder up to date.
+// With the text goes the caret (in characters, as Python counts them; in globalThis.__tlLive.caret too), so
+// that a long text's page of spans follows the typing (issue 22), and which of those columns this browser
+// draws itself, so that the server sends them no spans.
 // The user's text only ever goes into the textarea's `value` and status lines' `textContent`.
 export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".tl-live");
@@ -18,6 +20,7 @@ export default function ({ data, parentElement, setStateValue }) {
   const engine = root.querySelector(".tl-live-engine");
   const LIVE = (globalThis.__tlLive = globalThis.__tlLive || { text: new Map(), server: new Map(), columns: new Map(),
     vocabs: new Map(), core: null, names: null, failed: "" });
+  LIVE.caret = LIVE.caret || new Map();
   const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null, busy: 0, last: 0 });
   s.set = setStateValue;  // the newest one: a pending send uses it even after a rerun
   s.limit = data.limit;
@@ -72,6 +75,19 @@ export default function ({ data, parentElement, setStateValue }) {
     for (const c of LIVE.columns.values()) if (c.source === s.key && c.ready && !c.deferred && c.head) out.push(c.head);
     return out;
   };
+  // code points before the caret (a surrogate pair is one character in Python)
+  const caretChars = () => {
+    const v = box.value, end = box.selectionStart;
+    let n = end;
+    for (let i = 0; i < end - 1; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        const d = v.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
+      }
+    }
+    return n;
+  };
   const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
   const send = (again = false) => {
     clearTimeout(s.timer);
@@ -83,7 +99,7 @@ export default function ({ data, parentElement, setStateValue }) {
     root.dataset.sent = String(s.seq);
     root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
-    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, browser: drawnHere() });
+    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: caretChars(), browser: drawnHere() });
   };
   // a column the server left to the browser that the browser cannot draw after all (a box only Python
   // measures, a vocabulary that failed to load) asks for a new report: the box sends again (its text as
@@ -107,6 +123,7 @@ export default function ({ data, parentElement, setStateValue }) {
   const onInput = () => {
     clearTimeout(s.timer);
     LIVE.text.set(s.key, box.value);
+    LIVE.caret.set(s.key, caretChars());
     window.dispatchEvent(new CustomEvent("tl-live-text", { detail: { key: s.key } }));
     const now = performance.now();
     const quiet = now - s.last > s.debounce;

@@ -10,25 +10,29 @@
 export default function ({ data, parentElement, setTriggerValue }) {
   const prefix = data.prefix;
   const mine = (list) => !!list && (list.dataset.owner || "").startsWith(prefix);
-  const tokensOf = (list) => list.querySelectorAll(":scope > .tl-tok[data-pos]");
+  // a list's boxes are its children (model_html) or its lines' children (token_spans.js draws div.tl-line)
+  const tokensOf = (list) => list.querySelectorAll(".tl-tok[data-pos]");
   const setStop = (list, tok) => {  // the roving tab stop
-    for (const t of list.querySelectorAll(':scope > .tl-tok[tabindex="0"]')) if (t !== tok) t.tabIndex = -1;
+    for (const t of list.querySelectorAll('.tl-tok[tabindex="0"]')) if (t !== tok) t.tabIndex = -1;
     tok.tabIndex = 0;
   };
   const host = parentElement || document.body;
+  // token_spans.js writes the boxes' positions (data-pos) after the frame that shows an edit: now, before one is read
+  const flush = () => { const L = globalThis.__tlLive; if (L && L.flush) L.flush(); };
 
   // after a pin or unpin, give the focus back to the same token of the same spans once the rerun
   // has drawn them again (a new element: the old one, and the focus, went with the old drawing)
   const refocus = (owner, pos) => {
     if (host.tlRefocusOff) host.tlRefocusOff();
     const look = () => {
+      flush();
       const a = document.activeElement;
       if (a && a !== document.body) {  // still on a token, or the visitor went elsewhere
         if (!a.classList || !a.classList.contains("tl-tok")) off();
         return;
       }
       const list = [...document.querySelectorAll(".tl-spans[data-owner]")].find((l) => l.dataset.owner === owner);
-      const tok = list && list.querySelector(`:scope > .tl-tok[data-pos="${pos}"]`);
+      const tok = list && list.querySelector(`.tl-tok[data-pos="${pos}"]`);
       if (tok) {
         setStop(list, tok);
         tok.focus({ preventScroll: true });
@@ -59,7 +63,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const unpin = (list, tok) => {
-    for (const p of list.querySelectorAll(":scope > .tl-pin")) {
+    for (const p of list.querySelectorAll(".tl-pin")) {
       p.classList.remove("tl-pin");
       p.removeAttribute("aria-selected");
     }
@@ -68,6 +72,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const onClick = (e) => {
+    flush();
     let tok = null;
     for (const el of e.composedPath ? e.composedPath() : []) {
       if (!(el instanceof Element)) continue;
@@ -81,8 +86,9 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
   const onKey = (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || !(e.target instanceof Element)) return;
+    flush();
     const tok = e.target.closest(".tl-tok[data-pos]");
-    const list = tok && tok.parentElement;
+    const list = tok && tok.closest(".tl-spans");
     if (!list || !list.classList.contains("tl-spans") || !mine(list)) return;
     const all = tokensOf(list);
     const k = Array.prototype.indexOf.call(all, tok);

@@ -7,68 +7,230 @@
 // With `live` in the data (Compare), the spans also follow the live text box as the person types: the
 // box's text is encoded in the browser by the WebAssembly core and drawn from buildModel (live_spans.js,
 // which this file follows in the component's script), until the server's next run draws them again.
-// A live (browser) draw puts the first FIRST boxes on screen at once and the rest STEP at a time in the
-// following frames, unless a newer draw comes first: while someone types, the browser lays out only the
-// top of each column (what is in view under the box), and the whole page window once typing pauses.
+//
+// Lines: the boxes are drawn in block elements (div.tl-line, role none), one per run of boxes that ends with a
+// line break of the text (a segment whose trailing breaks hold "\n"), so that a change re-lays out its own lines
+// and not the whole column (Chromium lays out one inline block whole: 30-40 ms for a column of 3,500 boxes, on
+// every keystroke). A line of the text ends there anyway, so the lines on screen are the same
+// (tests/e2e/test_span_patch_browser.py holds every box's rectangles equal to the same boxes drawn flat).
+// Patching: a newer model of the same spans keeps the lines whose boxes hold the same content (ids, text,
+// tooltip, name), sets only their classes and positions where they changed, and builds the others again: a
+// keystroke rebuilds the line it is on. The result is the DOM a fresh draw of the new model makes (the same test
+// holds them equal, node by node), but for the focus: a focused box that is kept stays focused and keeps the tab
+// stop; and the boxes' data-pos are written just after the frame (writePositions).
 // A column the live box reported as drawn here gets no spans from the server, only a compact payload (the
 // options, the red edges, the pinned token), and is drawn from the browser's own encode.
-const FIRST = 600, STEP = 1500;
 
-function draw(root, data, progressive = false) {
-  const gen = (root.tlGen = (root.tlGen || 0) + 1);  // a newer draw stops an older one's later frames
+const endsLine = (breaks) => breaks.includes("\n");
+const SKIP = 8;  // old lines a kept line may be found past the last one kept
+
+// the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
+// breaks, pos} (what a later model is compared with)
+function buildLines(data, from, to, owned) {
+  const tips = data.tips, labels = data.labels || [], labelOf = data.label_of || [];
+  const lines = [];
+  let line = null;
+  for (let k = from; k < to; k++) {
+    if (!line) {
+      const el = document.createElement("div");
+      el.className = "tl-line";
+      el.setAttribute("role", "none");  // the boxes stay the listbox's options (or the group's images)
+      line = { el, rows: [], key: "" };
+      lines.push(line);
+    }
+    const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
+    const box = document.createElement("span");
+    box.className = cls;
+    box.dataset.tip = tips[tip];
+    box.dataset.ids = ids;
+    box.dataset.pos = String(pos);
+    box.setAttribute("role", owned ? "option" : "img");
+    const label = labels[labelOf[k]] || "";
+    box.setAttribute("aria-label", label);
+    if (owned && pinned(cls)) box.setAttribute("aria-selected", "true");
+    for (const [kind, text] of parts) {
+      if (!kind) {
+        box.append(text);
+      } else {
+        const mark = document.createElement("span");
+        mark.className = "tl-" + kind;
+        mark.textContent = text;
+        box.append(mark);
+      }
+    }
+    line.el.append(box);
+    if (breaks) line.el.append(breaks);
+    line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
+    line.key += ids + "|";
+    // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
+    // start an empty line of its own at the end of the block)
+    if (endsLine(breaks)) line = null;
+    else line.el.append(document.createElement("wbr"));
+  }
+  return lines;
+}
+
+const pinned = (cls) => /(?:^| )tl-pin(?: |$)/.test(cls);
+
+// [from, to) of each line of the model's segments
+function lineRanges(segs) {
+  const out = [];
+  let a = 0;
+  for (let k = 0; k < segs.length; k++) {
+    if (endsLine(segs[k][5])) { out.push([a, k + 1]); a = k + 1; }
+  }
+  if (a < segs.length) out.push([a, segs.length]);
+  return out;
+}
+
+// what a line is looked up by among the old ones (its boxes' ids; sameLine then compares the rest)
+function lineKey(data, [from, to]) {
+  let key = "";
+  for (let k = from; k < to; k++) key += data.segs[k][2] + "|";
+  return key;
+}
+
+function sameParts(a, b) {
+  if (a === b) return true;  // a row the live model looked up (live_spans.js's memo)
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i][0] !== b[i][0] || a[i][1] !== b[i][1]) return false;
+  return true;
+}
+
+// whether a drawn line holds the same boxes as segments [from, to) of the model (classes and positions aside)
+function sameLine(line, data, [from, to]) {
+  if (line.rows.length !== to - from) return false;
+  const labels = data.labels || [], labelOf = data.label_of || [];
+  for (let k = from; k < to; k++) {
+    const r = line.rows[k - from], seg = data.segs[k];
+    if (r.ids !== seg[2] || r.breaks !== seg[5] || r.tip !== data.tips[seg[1]]
+        || r.label !== (labels[labelOf[k]] || "") || !sameParts(r.parts, seg[4])) return false;
+  }
+  return true;
+}
+
+// a kept line's classes and positions, from the model (what the DOM holds is compared: token_clicks.js sets a
+// pin's class itself)
+function refresh(line, data, from, owned) {
+  let moved = false;
+  for (let j = 0; j < line.rows.length; j++) {
+    const r = line.rows[j], [cls, , , pos] = data.segs[from + j];
+    if (r.el.className !== cls) {
+      r.el.className = cls;
+      if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
+      else r.el.removeAttribute("aria-selected");
+    }
+    r.pos = pos;  // its data-pos later (writePositions)
+    if (r.shown !== pos) moved = true;
+  }
+  return moved;
+}
+
+// The boxes' data-pos after an edit: every box after it moves (thousands of attribute writes, a few ms a column),
+// and nothing shows them, so they are written after the frame that shows the edit, or at once when something
+// is about to read them (token_clicks.js calls __tlLive.flush first)
+const stale = new Set();  // views whose boxes' data-pos are behind their model
+
+function writePositions() {
+  for (const view of stale) {
+    for (const line of view.lines) {
+      for (const r of line.rows) {
+        if (r.shown !== r.pos) {
+          r.el.setAttribute("data-pos", String(r.pos));
+          r.shown = r.pos;
+        }
+      }
+    }
+  }
+  stale.clear();
+}
+LIVE.flush = writePositions;
+
+function later(view) {
+  if (!stale.size) requestAnimationFrame(() => setTimeout(writePositions));
+  stale.add(view);
+}
+
+function draw(root, data) {
   const owned = !!data.owner;
-  const div = document.createElement("div");
+  let view = root.tlView;
+  if (!view || view.owned !== owned || view.div.parentNode !== root) {  // a fresh drawing
+    const div = document.createElement("div");
+    view = root.tlView = { div, owned, lines: [] };
+    div.setAttribute("role", owned ? "listbox" : "group");
+    if (owned) div.setAttribute("aria-orientation", "horizontal");
+    root.replaceChildren(div);
+  }
+  const div = view.div;
   div.className = "tl-spans" + (data.flip ? " tl-flip" : "");
   if (owned) div.dataset.owner = data.owner;
-  if (data.font) div.style.fontSize = data.font;
-  div.setAttribute("role", owned ? "listbox" : "group");
-  if (owned) div.setAttribute("aria-orientation", "horizontal");
+  div.style.fontSize = data.font || "";
+  if (!div.getAttribute("style")) div.removeAttribute("style");
   div.setAttribute("aria-label", data.label || "Tokens");
-  const tips = data.tips;
-  const labels = data.labels || [], labelOf = data.label_of || [];
-  let stop = null;
-  const add = (from, to) => {
-    for (let k = from; k < to; k++) {
-      const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
-      const box = document.createElement("span");
-      box.className = cls;
-      box.dataset.tip = tips[tip];
-      box.dataset.ids = ids;
-      box.dataset.pos = String(pos);
-      box.setAttribute("role", owned ? "option" : "img");
-      box.setAttribute("aria-label", labels[labelOf[k]] || "");
-      if (owned) {  // one tab stop (below); token_clicks.js moves it
-        if (box.classList.contains("tl-pin")) {
-          box.setAttribute("aria-selected", "true");
-          stop = stop || box;
-        }
-      }
-      for (const [kind, text] of parts) {
-        if (!kind) {
-          box.append(text);
-        } else {
-          const mark = document.createElement("span");
-          mark.className = "tl-" + kind;
-          mark.textContent = text;
-          box.append(mark);
-        }
-      }
-      div.append(box);
-      if (breaks) div.append(breaks);
-      div.append(document.createElement("wbr"));  // lines break between boxes only (see CSS)
+  delete div.dataset.live;  // what drew it (liveDraw says so again)
+  delete div.dataset.ids;
+  const old = view.lines, ranges = lineRanges(data.segs);
+  // the lines kept: the same lines at the start and at the end, and between them each line found among the
+  // old ones by its ids a few lines on from the last one kept, in order (a keystroke changes its own line; a
+  // page of a long text also loses or gains a line at its end; a text that repeats itself has the same line
+  // far away, which is not taken: the lines skipped would be built again)
+  let p = 0, s = 0;
+  while (p < old.length && p < ranges.length && sameLine(old[p], data, ranges[p])) p++;
+  while (s < old.length - p && s < ranges.length - p
+         && sameLine(old[old.length - 1 - s], data, ranges[ranges.length - 1 - s])) s++;
+  const byKey = new Map();
+  for (let i = p; i < old.length - s; i++) {
+    const q = byKey.get(old[i].key);
+    if (q) q.push(i);
+    else byKey.set(old[i].key, [i]);
+  }
+  const plan = new Int32Array(ranges.length).fill(-1);  // the old line kept for each new one, or -1
+  for (let j = 0; j < p; j++) plan[j] = j;
+  for (let k = 1; k <= s; k++) plan[ranges.length - k] = old.length - k;
+  let after = p - 1;
+  for (let j = p; j < ranges.length - s; j++) {
+    const q = byKey.get(lineKey(data, ranges[j]));
+    if (!q) continue;
+    while (q.length && q[0] <= after) q.shift();
+    if (q.length && q[0] - after <= SKIP && sameLine(old[q[0]], data, ranges[j])) after = plan[j] = q.shift();
+  }
+  const kept = new Uint8Array(old.length);
+  for (const i of plan) if (i >= 0) kept[i] = 1;
+  for (let i = 0; i < old.length; i++) if (!kept[i]) old[i].el.remove();
+  const lines = new Array(ranges.length);
+  let next = null;  // the element the lines built go before
+  for (let j = ranges.length - 1; j >= 0;) {
+    if (plan[j] >= 0) {
+      const line = lines[j] = old[plan[j]];
+      if (refresh(line, data, ranges[j][0], owned)) later(view);
+      next = line.el;
+      j--;
+      continue;
     }
-  };
-  const n = data.segs.length, first = progressive ? Math.min(n, FIRST) : n;
-  add(0, first);
-  stop = stop || div.querySelector(".tl-tok");
-  if (owned && stop) stop.tabIndex = 0;
-  root.replaceChildren(div);
-  const more = (from) => {
-    if (root.tlGen !== gen || from >= n) return;
-    add(from, Math.min(n, from + STEP));
-    requestAnimationFrame(() => more(from + STEP));
-  };
-  if (first < n) requestAnimationFrame(() => more(first));
+    let i = j;
+    while (i > 0 && plan[i - 1] < 0) i--;
+    const built = buildLines(data, ranges[i][0], ranges[j][1], owned), frag = document.createDocumentFragment();
+    for (let k = 0; k < built.length; k++) {
+      lines[i + k] = built[k];
+      frag.append(built[k].el);
+    }
+    div.insertBefore(frag, next);
+    next = built[0].el;
+    j = i - 1;
+  }
+  view.lines = lines;
+  // the flat drawing's last wbr, after a text's final line break: the empty line it makes at the end
+  if (view.tail) view.tail.remove();
+  const last = view.lines[view.lines.length - 1];
+  view.tail = last && endsLine(last.rows[last.rows.length - 1].breaks) ? document.createElement("wbr") : null;
+  if (view.tail) last.el.append(view.tail);
+  if (owned) {  // one tab stop (the pinned token, else the first; a focused box keeps it); token_clicks.js moves it
+    const a = document.activeElement;
+    const stop = (a && a.classList && a.classList.contains("tl-tok") && div.contains(a) && a)
+      || div.querySelector(".tl-pin") || div.querySelector(".tl-tok");
+    for (const t of div.querySelectorAll("[tabindex]")) if (t !== stop) t.removeAttribute("tabindex");
+    if (stop) stop.tabIndex = 0;
+  }
   return div;
 }
 
@@ -83,6 +245,15 @@ function updateHeader(head, count, chars, bytes) {
   }
 }
 
+// the page of a long text that holds the character before the box's caret (live_text.js counts it in
+// Python's characters), as compare.py's caret_page: typing on page 3 draws page 3 in every column, whichever
+// page the server drew last
+function caretWindow(L) {
+  const caret = LIVE.caret && LIVE.caret.get(L.source);
+  if (!L.win || caret === undefined) return L;
+  return { ...L, win: [L.win[0], Math.floor(Math.max(caret - 1, 0) / L.win[0])] };
+}
+
 function liveDraw(st) {
   st.frame = 0;
   const L = st.data.live, text = LIVE.text.get(L.source);
@@ -94,30 +265,41 @@ function liveDraw(st) {
   if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
   const t0 = performance.now();
   const server = text === LIVE.server.get(L.source);  // the server's marks and pinned token are for its text
-  const built = liveModel(st.v, text, L, server ? st.data : { ...st.data, marks: null, pinned: null });
+  const built = liveModel(st.v, text, caretWindow(L), server ? st.data : { ...st.data, marks: null, pinned: null });
+  const t1 = performance.now();
   st.root.dataset.deferred = built.model ? "" : "width";
   if (st.entry) st.entry.deferred = !built.model;
   if (!built.model) {  // a box only the server can measure (live_spans.js isLong): its run draws it
     if (st.compact && server) askServer(L.source);
     return;
   }
-  // the server's text after a pause (a compact payload): the whole page window at once, as a server draw is
-  const div = draw(st.root, built.model, !(server && st.compact));
+  const div = draw(st.root, built.model);
   div.dataset.live = "browser";
   div.dataset.ids = built.ids.join(",");  // for the tests
   st.drawn = text;
   updateHeader(L.head, built.count, built.chars, built.bytes);
   st.root.dataset.drawMs = String(performance.now() - t0);  // for benchmarks/live_keystroke.py
+  st.root.dataset.modelMs = String(t1 - t0);  // of which encoding and buildModel
   st.root.dataset.drawStart = String(t0);
+  st.ended = performance.now();
 }
 
-// the next frame; a long text one frame later, so that the box shows a big paste before the columns'
-// work (a megabyte takes the browser a second or more to encode and lay out)
+// A keystroke is drawn at once (in the box's input event: the spans change in the frame that shows the key,
+// without waiting for the next one) when the text is up to QUICK characters, or up to 100,000 after a pause
+// (PAUSE ms since this column's last draw); keystrokes that follow quickly in a longer text are drawn in the
+// next frame (those within a frame make one draw); above 100,000 characters one frame later, so that the box
+// shows a big paste before the columns' work (a megabyte takes the browser a second or more to encode and lay out)
+const QUICK = 20000, PAUSE = 100;
+
 function schedule(st) {
   if (st.frame) return;
-  const big = (LIVE.text.get(st.data.live.source) || "").length > 100000;
+  const n = (LIVE.text.get(st.data.live.source) || "").length;
+  if (n <= QUICK || (n <= 100000 && performance.now() - (st.ended || 0) > PAUSE)) {
+    liveDraw(st);
+    return;
+  }
   st.frame = requestAnimationFrame(() => {
-    if (big) st.frame = requestAnimationFrame(() => liveDraw(st));
+    if (n > 100000) st.frame = requestAnimationFrame(() => liveDraw(st));
     else liveDraw(st);
   });
 }
@@ -176,3 +358,5 @@ export default function ({ data: raw, parentElement }) {
   if (st.v) { if (compact) liveDraw(st); else schedule(st); }
   return st.off;
 }
+
+export { draw, writePositions };  // for tests/e2e/test_span_patch_browser.py

@@ -1,0 +1,209 @@
+"""Issue 22, in Chromium: the spans component (ui/web/token_spans.js) draws its boxes in lines (one block
+element per run of boxes that ends with a line break of the text) and patches its drawing when a newer
+model comes (a keystroke, the server's run): (a) the lines on screen are exactly those of model_html's
+flat HTML (every box's rectangles equal, at a phone's width and a wide one); (b) a patched drawing is the
+DOM a fresh draw of the new model makes, node by node, over edits of every kind; and it keeps the lines
+an edit did not touch (the point of patching)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app_pages.widgets import WEB, spans_js
+from tests.e2e.conftest import new_context
+from tests.payloads import PAYLOADS
+from tokenizers import get_tokenizer
+from tokenizers.core.html import CSS, model_html, span_model
+
+pytestmark = pytest.mark.e2e
+
+PROSE = ("The lighthouse keeper counted 1234567 waves.\nSecond line, with  two spaces\tand a tab.\n\n"
+         "After an empty line: 안녕하세요, 세계! 👩\u200d👩\u200d👧 <|endoftext|>\r\nCRLF ended that; a lone \r CR "
+         "does not.\n" + "=" * 120 + " https://example.com/" + "aGVsbG8gd29ybGQ" * 8 + "\n"
+         "def f(x):\n    return x  # indented\n\n\n\nthree empty lines above\n")
+TEXTS = [PROSE, "\n\nstarts with line breaks", "no line break at all " * 40, "ends with breaks\n\n\n", "\n",
+         PAYLOADS["script"] + "\n" + PAYLOADS.get("endoftext", "<|endoftext|>") + "\n"]
+
+LOAD = """async src => {
+  const url = URL.createObjectURL(new Blob([src], {type: 'text/javascript'}));
+  window.M = await import(url);
+}"""
+# every node below the root: tag, attributes sorted, text; for comparing two drawings
+SHAPE = """root => { const out = [];
+  const walk = (n, depth) => {
+    if (n.nodeType === 3) { out.push(depth + ' #' + JSON.stringify(n.data)); return; }
+    const attrs = [...n.attributes].map(a => a.name + '=' + JSON.stringify(a.value)).sort().join(' ');
+    out.push(depth + ' ' + n.tagName + ' ' + attrs);
+    for (const c of n.childNodes) walk(c, depth + 1);
+  };
+  for (const c of root.childNodes) walk(c, 0);
+  return out; }"""
+RECTS = """root => { const o = root.getBoundingClientRect();
+  return [...root.querySelectorAll('.tl-tok')].map(b => [b.textContent,
+    ...[...b.getClientRects()].map(r => [r.left - o.left, r.top - o.top, r.width, r.height].map(x => Math.round(x * 100) / 100))]); }"""
+
+
+@pytest.fixture
+def bare(browser):
+    ctx = new_context(browser, viewport={"width": 1200, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_content('<!doctype html><html><head><meta charset="utf-8">' + CSS + "</head><body></body></html>")
+    pg.evaluate(LOAD, spans_js())
+    yield pg
+    assert not errors, errors
+    ctx.close()
+
+
+def model(text: str, name: str = "cl100k_base", **kw) -> dict:
+    tok = get_tokenizer(name)
+    return span_model(text, tok.tokenize(text, disallowed_special=()), rank_of=tok.merge_rank, **kw)
+
+
+# The same drawing without its lines: every box, line break and wbr back in the spans element itself, as
+# token_spans.js drew them before it drew lines (model_html's HTML is that too, but parsed: the HTML parser
+# turns a lone CR into a line break, which a text node set from script does not hold)
+FLAT = """spans => {
+  const flat = spans.cloneNode(true);
+  for (const line of [...flat.querySelectorAll('.tl-line')]) {
+    const last = line.lastChild;
+    while (line.firstChild) flat.insertBefore(line.firstChild, line);
+    if (last) flat.insertBefore(document.createElement('wbr'), line);
+    line.remove();
+  }
+  return flat;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 900])
+def test_lines_break_where_the_flat_drawing_breaks(bare, width):
+    for name in ("cl100k_base", "gpt2", "mistral_sp"):
+        for k, text in enumerate(TEXTS):
+            opts = dict(whitespace=k % 2 == 1, owner="t:x" if k % 3 else None, font_size="1.6rem" if k == 2 else None)
+            m = model(text, name, **opts)
+            got = bare.evaluate("""([m, w]) => {
+              document.body.innerHTML = '';
+              const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';
+                                 document.body.append(d); return d; };
+              const ours = mk(), flat = mk();
+              const root = document.createElement('div'); ours.append(root);
+              M.draw(root, m);
+              const spans = root.querySelector('.tl-spans');
+              flat.append((%s)(spans));
+              const f = flat.querySelector('.tl-spans');
+              return {lines: spans.querySelectorAll('.tl-line').length, boxes: spans.querySelectorAll('.tl-tok').length,
+                      nflat: f.querySelectorAll(':scope > .tl-tok').length,
+                      flat: (%s)(f), ours: (%s)(spans),
+                      hf: f.getBoundingClientRect().height, ho: spans.getBoundingClientRect().height};
+            }""" % (FLAT, RECTS, RECTS), [m, width])
+            assert got["nflat"] == got["boxes"] == len(m["segs"])
+            assert got["ours"] == got["flat"], (name, text[:30], width)
+            assert got["ho"] == got["hf"]
+            if text == PROSE:
+                assert got["lines"] >= 6  # drawn in lines, not one block
+    # and, for a text without a lone CR, the lines of model_html's HTML (what notebooks and other pages show)
+    m = model(PROSE.replace(" \r CR", " CR"), "cl100k_base", owner="t:x")
+    got = bare.evaluate("""([m, html, w]) => {
+      document.body.innerHTML = '';
+      const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';
+                         document.body.append(d); return d; };
+      const ours = mk(), flat = mk();
+      const root = document.createElement('div'); ours.append(root);
+      M.draw(root, m);
+      flat.innerHTML = html;
+      return [(%s)(root.querySelector('.tl-spans')), (%s)(flat.querySelector('.tl-spans'))];
+    }""" % (RECTS, RECTS), [m, model_html(m), width])
+    assert got[0] == got[1]
+
+
+def edits() -> list[tuple[str, dict, dict]]:
+    """(label, model before, model after): edits a keystroke, a paste or the server's run makes."""
+    out = []
+    base = PROSE
+    for at in (0, 60, len(base) // 2, len(base) - 1, len(base)):
+        out.append((f"letter at {at}", model(base, owner="c:x"), model(base[:at] + "Q" + base[at:], owner="c:x")))
+    # a page of a long text keeps its number of characters: a letter typed at its start pushes its last one out
+    out.append(("letter on a page", model(base[:200], owner="c:x"), model("Q" + base[:199], owner="c:x")))
+    # a page of a text that repeats itself: its first line is also found far away, where it must not be taken from
+    twice = base + base
+    out.append(("letter removed, text repeats", model("Q" + twice[:-3], owner="c:x"), model(twice[:-2], owner="c:x")))
+    out.append(("new line", model(base, owner="c:x"), model(base[:30] + "\n" + base[30:], owner="c:x")))
+    out.append(("line joined", model(base, owner="c:x"), model(base.replace("\n", " ", 1), owner="c:x")))
+    out.append(("deleted all", model(base, owner="c:x"), model("", owner="c:x")))
+    out.append(("from empty", model("", owner="c:x"), model(base, owner="c:x")))
+    out.append(("pinned", model(base, owner="c:x"), model(base, owner="c:x", pinned=5)))
+    out.append(("pin moved", model(base, owner="c:x", pinned=5), model("Q" + base, owner="c:x", pinned=40)))
+    out.append(("diff marks", model(base, owner="c:x"), model(base, owner="c:x", marks={0, 10, 20})))
+    out.append(("alternating", model(base, alternating=True), model("Q" + base, alternating=True)))
+    out.append(("whitespace marks", model(base), model(base, whitespace=True)))
+    out.append(("owner dropped", model(base, owner="c:x"), model(base)))
+    out.append(("owner taken", model(base), model(base, owner="c:y")))
+    out.append(("flip, font, label", model(base, owner="c:x"),
+                model(base, owner="c:x", flip_tips=True, font_size="1.3rem", label="Other")))
+    out.append(("another tokenizer", model(base, owner="c:x"), model(base, "gpt2", owner="c:x")))
+    out.append(("page start", model(base, owner="c:x"), model(base, owner="c:x", start=100)))
+    out.append(("sentencepiece", model(base, "mistral_sp", owner="c:x"), model("Q " + base, "mistral_sp", owner="c:x")))
+    return out
+
+
+@pytest.mark.parametrize("label,before,after", edits(), ids=[e[0] for e in edits()])
+def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
+    got = bare.evaluate("""([a, b]) => {
+      document.body.innerHTML = '';
+      const patched = document.createElement('div'), fresh = document.createElement('div');
+      document.body.append(patched, fresh);
+      M.draw(patched, a);
+      const kept = [...patched.querySelectorAll('.tl-line')];
+      // token_clicks.js pins a box itself, and moves the tab stop: the next drawing still follows the model
+      const tok = patched.querySelectorAll('.tl-tok')[3];
+      if (tok) { tok.classList.add('tl-pin'); tok.setAttribute('aria-selected', 'true'); tok.tabIndex = -1; }
+      M.draw(patched, b);
+      M.writePositions();  // the boxes' positions are written after the frame (or when token_clicks.js reads one)
+      M.draw(fresh, b);
+      const now = [...patched.querySelectorAll('.tl-line')];
+      return {patched: (%s)(patched), fresh: (%s)(fresh), kept: now.filter(l => kept.includes(l)).length,
+              lines: now.length};
+    }""" % (SHAPE, SHAPE), [before, after])
+    assert got["patched"] == got["fresh"], label
+    if label.startswith("letter ") or label in ("pinned", "pin moved", "diff marks", "alternating", "page start"):
+        assert got["kept"] >= got["lines"] - 2, (label, got["kept"], got["lines"])  # only the edited line rebuilt
+
+
+def test_a_focused_box_keeps_the_focus_and_the_tab_stop(bare):
+    a, b = model(PROSE, owner="c:x"), model(PROSE + "Q", owner="c:x", pinned=0)
+    got = bare.evaluate("""([a, b]) => {
+      document.body.innerHTML = '';
+      const root = document.createElement('div'); document.body.append(root);
+      M.draw(root, a);
+      const tok = root.querySelectorAll('.tl-tok')[4];
+      tok.tabIndex = 0; tok.focus();
+      M.draw(root, b);
+      return [document.activeElement === tok, [...root.querySelectorAll('[tabindex]')].map(t => t.dataset.pos)];
+    }""", [a, b])
+    assert got == [True, ["4"]]
+
+
+def test_positions_are_written_after_the_frame_and_before_a_click_reads_one(bare):
+    """The boxes' data-pos after an edit are written after the frame that shows it (token_spans.js
+    writePositions), and at once when token_clicks.js is about to read one: a click right after a
+    keystroke pins the token's position in the new text."""
+    a, b = model("one\ntwo\nthree six", owner="c:x"), model("zero one\ntwo\nthree six", owner="c:x")
+    bare.evaluate(LOAD.replace("window.M =", "window.C ="), (WEB / "token_clicks.js").read_text(encoding="utf-8"))
+    got = bare.evaluate("""async ([a, b]) => {
+      document.body.innerHTML = '';
+      const root = document.createElement('div'); document.body.append(root);
+      const picks = [];
+      C.default({data: {prefix: 'c:', unpin: false}, parentElement: document.body,
+                 setTriggerValue: (k, v) => picks.push(v)});
+      M.draw(root, a);
+      M.draw(root, b);  // "zero" comes first: the boxes of the lines kept move one on
+      const six = [...root.querySelectorAll('.tl-tok')].find(t => t.textContent === ' six');
+      six.click();  // before any frame
+      const clicked = picks[0].pos;
+      M.draw(root, a);
+      await new Promise(r => requestAnimationFrame(() => setTimeout(r, 50)));
+      return [clicked, [...root.querySelectorAll('.tl-tok')].map(t => +t.dataset.pos)];
+    }""", [a, b])
+    assert got[0] == next(seg[3] for seg in b["segs"] if seg[4] == [["", " six"]])
+    assert got[1] == [seg[3] for seg in a["segs"]]
