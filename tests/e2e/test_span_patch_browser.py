@@ -62,8 +62,8 @@ def model(text: str, name: str = "cl100k_base", **kw) -> dict:
 
 
 # The same drawing without its lines: every box, line break and wbr back in the spans element itself, as
-# token_spans.js drew them before it drew lines (model_html's HTML is that too, but parsed: the HTML parser
-# turns a lone CR into a line break, which a text node set from script does not hold)
+# token_spans.js drew them before it drew lines (model_html's HTML is that too, parsed: the HTML parser turns a
+# segment's lone CR break into a line feed, and token_spans.js writes it as one)
 FLAT = """spans => {
   const flat = spans.cloneNode(true);
   for (const line of [...flat.querySelectorAll('.tl-line')]) {
@@ -102,8 +102,9 @@ def test_lines_break_where_the_flat_drawing_breaks(bare, width):
             assert got["ho"] == got["hf"]
             if text == PROSE:
                 assert got["lines"] >= 6  # drawn in lines, not one block
-    # and, for a text without a lone CR, the lines of model_html's HTML (what notebooks and other pages show)
-    m = model(PROSE.replace(" \r CR", " CR"), "cl100k_base", owner="t:x")
+    # and the lines of model_html's HTML (what notebooks and other pages show), a lone CR included
+    m = model(PROSE, "cl100k_base", owner="t:x")
+    assert " \r CR" in PROSE
     got = bare.evaluate("""([m, html, w]) => {
       document.body.innerHTML = '';
       const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';

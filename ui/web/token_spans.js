@@ -21,7 +21,10 @@
 // A column the live box reported as drawn here gets no spans from the server, only a compact payload (the
 // options, the red edges, the pinned token), and is drawn from the browser's own encode.
 
-const endsLine = (breaks) => breaks.includes("\n");
+const endsLine = (breaks) => /[\n\r]/.test(breaks);
+// a segment's trailing line breaks as text: a CR or CRLF as one line feed, as the HTML parser reads model_html's
+// (a CR in a text node set from script breaks no line, so a lone CR's break was lost here)
+const breakText = (breaks) => breaks.replace(/\r\n?/g, "\n");
 const SKIP = 8;  // old lines a kept line may be found past the last one kept
 
 // the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
@@ -59,7 +62,7 @@ function buildLines(data, from, to, owned) {
       }
     }
     line.el.append(box);
-    if (breaks) line.el.append(breaks);
+    if (breaks) line.el.append(breakText(breaks));
     line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
     line.key += ids + "|";
     // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
