@@ -75,9 +75,9 @@ export default function ({ data, parentElement, setStateValue }) {
     for (const c of LIVE.columns.values()) if (c.source === s.key && c.ready && !c.deferred && c.head) out.push(c.head);
     return out;
   };
-  // code points before the caret (a surrogate pair is one character in Python)
-  const caretChars = () => {
-    const v = box.value, end = box.selectionStart;
+  // code points before UTF-16 offset `end` (a surrogate pair is one character in Python)
+  const caretChars = (end = box.selectionStart) => {
+    const v = box.value;
     let n = end;
     for (let i = 0; i < end - 1; i++) {
       const c = v.charCodeAt(i);
@@ -87,6 +87,14 @@ export default function ({ data, parentElement, setStateValue }) {
       }
     }
     return n;
+  };
+  // the caret the page of spans follows: after the first character an edit put in, or where it deleted
+  // (typing: the caret; a paste: its first character, so a pasted text opens on its first page)
+  const editCaret = () => {
+    const after = caretChars();
+    const at = s.editAt;
+    s.editAt = null;
+    return at == null ? after : Math.min(after, caretChars(Math.min(at, box.value.length)) + 1);
   };
   const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
   const send = (again = false) => {
@@ -99,7 +107,7 @@ export default function ({ data, parentElement, setStateValue }) {
     root.dataset.sent = String(s.seq);
     root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
-    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: caretChars(), browser: drawnHere() });
+    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: s.caret ?? caretChars(), browser: drawnHere() });
   };
   // a column the server left to the browser that the browser cannot draw after all (a box only Python
   // measures, a vocabulary that failed to load) asks for a new report: the box sends again (its text as
@@ -123,7 +131,8 @@ export default function ({ data, parentElement, setStateValue }) {
   const onInput = () => {
     clearTimeout(s.timer);
     LIVE.text.set(s.key, box.value);
-    LIVE.caret.set(s.key, caretChars());
+    s.caret = editCaret();
+    LIVE.caret.set(s.key, s.caret);
     window.dispatchEvent(new CustomEvent("tl-live-text", { detail: { key: s.key } }));
     const now = performance.now();
     const quiet = now - s.last > s.debounce;
@@ -149,6 +158,7 @@ export default function ({ data, parentElement, setStateValue }) {
   // over more than BIG characters are done with setRangeText (same result, not on the undo stack).
   const BIG = 5000;
   const onBeforeInput = (e) => {
+    s.editAt = box.selectionStart;  // where this edit starts (editCaret)
     if (box.selectionEnd - box.selectionStart <= BIG) return;
     let text = null;
     if (e.inputType === "insertText" || e.inputType === "insertReplacementText") text = e.data || "";
@@ -166,6 +176,7 @@ export default function ({ data, parentElement, setStateValue }) {
     const v = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
     if (v.length <= BIG && box.selectionEnd - box.selectionStart <= BIG) return;
     e.preventDefault();
+    s.editAt = box.selectionStart;
     box.setRangeText(v, box.selectionStart, box.selectionEnd, "end");
     onInput();
   };
