@@ -178,6 +178,9 @@ ECHO_DONE = """ch => {
   }
   return false;
 }"""
+# the server's last run drew the box's text (live_text.js keeps what each box's last run was sent)
+SERVER_HAS_TEXT = """() => { const L = globalThis.__tlLive, box = document.querySelector('.tl-live textarea');
+  return !!(L && box && [...L.server.values()].includes(box.value)); }"""
 FRAME_S = 1 / 60  # one frame at 60 Hz: nothing drawn in answer to a key can show sooner
 KEY_SIZES = ("1 KB", "10 KB", "100 KB")
 GOALS = {"1 KB": 0.5, "10 KB": 0.5, "100 KB": 1.0}  # issue 22: ours ÷ the floor, at most
@@ -253,8 +256,9 @@ def keystroke_times(page, text: str, done: str, repeat: int) -> dict:
     box = live_box(page)
     send(page, box)
     page.wait_for_function(done, arg=text[0], timeout=120_000)  # the pasted text is drawn
-    # ... by the server too (its run after the pause or Apply), so that its redraw lands before the keys
-    page.wait_for_function("() => !document.querySelector('.tl-spans[data-live]')", timeout=120_000)
+    # ... and by the server too (its run after the pause or Apply: the box then holds what the server drew),
+    # so that its redraw lands before the keys
+    page.wait_for_function(SERVER_HAS_TEXT, timeout=120_000)
     page.wait_for_timeout(1500)
     box.press("Control+Home")  # typed at the start: a long text's first page shows it
     key_times, send_times, first_times, mode = [], [], [], timed_mode(page)
