@@ -69,14 +69,21 @@ def counts(page) -> dict[str, int]:
       [h.dataset.tokenizer, parseInt(h.querySelector('.tl-count').textContent.replace(/,/g, ''))]))""")
 
 
+def box_at_start(page, columns: int):
+    """Once `columns` columns draw in the browser and the page has settled: the text box, its caret at the
+    start (typed there, a keystroke shows in every column's first page)."""
+    page.wait_for_function(READY, arg=columns, timeout=TIMEOUT)
+    settle(page, TIMEOUT)
+    box = page.get_by_label("Text", exact=True)
+    box.click()
+    box.press("Control+Home")
+    return box
+
+
 def test_typing_redraws_in_the_browser_without_a_server_run(browser, app_url):
     ctx, page = open_compare(browser, app_url, IN_BROWSER)
     try:
-        page.wait_for_function(READY, arg=len(IN_BROWSER), timeout=TIMEOUT)
-        settle(page, TIMEOUT)
-        box = page.get_by_label("Text", exact=True)
-        box.click()
-        box.press("Control+Home")
+        box = box_at_start(page, len(IN_BROWSER))
         before = runs_asked(page)
         typed = "Zq👩‍👩‍👧 한국어 <|endoftext|> x"
         box.press_sequentially(typed, delay=40)  # quicker than the 1 s the box waits for the server
@@ -106,12 +113,8 @@ def test_typing_with_the_default_tokenizers_asks_the_server_nothing(browser, app
     assert tuple(default_tokenizers()) == DEFAULTS
     ctx, page = open_compare(browser, app_url, DEFAULTS, ws="1")
     try:
-        page.wait_for_function(READY, arg=len(DEFAULTS), timeout=TIMEOUT)
-        settle(page, TIMEOUT)
+        box = box_at_start(page, len(DEFAULTS))
         assert not page.get_by_text("Updates after a pause in typing, from the server").count()
-        box = page.get_by_label("Text", exact=True)
-        box.click()
-        box.press("Control+Home")
         before = runs_asked(page)
         typed = "Zq  👩‍👩‍👧 한국어 <s>\u2581x "
         box.press_sequentially(typed, delay=40)
@@ -139,11 +142,7 @@ def test_typing_with_the_default_tokenizers_asks_the_server_nothing(browser, app
 def test_special_tokens_parsed_and_whitespace_marks_in_the_browser(browser, app_url):
     ctx, page = open_compare(browser, app_url, IN_BROWSER[1:3], special="1", ws="1")
     try:
-        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
-        settle(page, TIMEOUT)
-        box = page.get_by_label("Text", exact=True)
-        box.click()
-        box.press("Control+Home")
+        box = box_at_start(page, 2)
         box.press_sequentially("<|endoftext|>a\tb ", delay=30)
         page.wait_for_function(LIVE_DRAWN, arg=[2, "<|endoftext|>a"], timeout=TIMEOUT)
         page.evaluate(FRAMES)
@@ -274,11 +273,7 @@ def test_a_click_right_after_typing_pins_the_token_of_the_new_text(browser, app_
     server pins the clicked token of the text the browser drew, not of the text it had."""
     ctx, page = open_compare(browser, app_url, ["gpt2"])
     try:
-        page.wait_for_function(READY, arg=1, timeout=TIMEOUT)
-        settle(page, TIMEOUT)
-        box = page.get_by_label("Text", exact=True)
-        box.click()
-        box.press("Control+Home")
+        box = box_at_start(page, 1)
         box.press_sequentially("Zebra ", delay=30)
         page.wait_for_function(LIVE_DRAWN, arg=[1, "Zebra"], timeout=TIMEOUT)
         before = runs_asked(page)
@@ -307,11 +302,7 @@ def test_after_the_pause_the_browser_draws_the_red_edges_and_the_pinned_token(br
     names = ["gpt2", "cl100k_base"]
     ctx, page = open_compare(browser, app_url, names, diff="1", ref="cl100k_base")
     try:
-        page.wait_for_function(READY, arg=2, timeout=TIMEOUT)
-        settle(page, TIMEOUT)
-        box = page.get_by_label("Text", exact=True)
-        box.click()
-        box.press("Control+Home")
+        box = box_at_start(page, 2)
         before = runs_asked(page)
         box.press_sequentially("Supercalifragilistic 1234567 naïve ", delay=30)
         settle(page, TIMEOUT, after=before)  # the pause

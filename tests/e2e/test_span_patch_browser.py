@@ -43,6 +43,16 @@ RECTS = """root => { const o = root.getBoundingClientRect();
     ...[...b.getClientRects()].map(r => [r.left - o.left, r.top - o.top, r.width, r.height].map(x => Math.round(x * 100) / 100))]); }"""
 
 
+# two panes `w` px wide: `ours` holds the model `m` drawn by token_spans.js (in `root`), `flat` is left empty
+PANES = """
+  document.body.innerHTML = '';
+  const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';
+                     document.body.append(d); return d; };
+  const ours = mk(), flat = mk();
+  const root = document.createElement('div'); ours.append(root);
+  M.draw(root, m);"""
+
+
 @pytest.fixture
 def bare(browser):
     ctx = new_context(browser, viewport={"width": 1200, "height": 900})
@@ -82,13 +92,7 @@ def test_lines_break_where_the_flat_drawing_breaks(bare, width):
         for k, text in enumerate(TEXTS):
             opts = dict(whitespace=k % 2 == 1, owner="t:x" if k % 3 else None, font_size="1.6rem" if k == 2 else None)
             m = model(text, name, **opts)
-            got = bare.evaluate("""([m, w]) => {
-              document.body.innerHTML = '';
-              const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';
-                                 document.body.append(d); return d; };
-              const ours = mk(), flat = mk();
-              const root = document.createElement('div'); ours.append(root);
-              M.draw(root, m);
+            got = bare.evaluate("""([m, w]) => {""" + PANES + """
               const spans = root.querySelector('.tl-spans');
               flat.append((%s)(spans));
               const f = flat.querySelector('.tl-spans');
@@ -105,13 +109,7 @@ def test_lines_break_where_the_flat_drawing_breaks(bare, width):
     # and the lines of model_html's HTML (what notebooks and other pages show), a lone CR included
     m = model(PROSE, "cl100k_base", owner="t:x")
     assert " \r CR" in PROSE
-    got = bare.evaluate("""([m, html, w]) => {
-      document.body.innerHTML = '';
-      const mk = () => { const d = document.createElement('div'); d.style.width = w + 'px';
-                         document.body.append(d); return d; };
-      const ours = mk(), flat = mk();
-      const root = document.createElement('div'); ours.append(root);
-      M.draw(root, m);
+    got = bare.evaluate("""([m, html, w]) => {""" + PANES + """
       flat.innerHTML = html;
       return [(%s)(root.querySelector('.tl-spans')), (%s)(flat.querySelector('.tl-spans'))];
     }""" % (RECTS, RECTS), [m, model_html(m), width])
