@@ -7,6 +7,7 @@ import ipaddress
 import os
 import socket
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,22 @@ def unused_id_lookups(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(BPETokenizer, "token_bytes", counting)
     return misses
+
+
+def run_on(loop, awaitable):
+    """loop.run_until_complete(awaitable) in a thread of its own: in the whole suite, the browser tests'
+    Playwright keeps an event loop running in this thread, and asyncio runs one loop per thread."""
+    out: dict = {}
+
+    def go():
+        try:
+            out["value"] = loop.run_until_complete(awaitable)
+        except BaseException as e:  # re-raised in the test's thread
+            out["error"] = e
+
+    t = threading.Thread(target=go, name="test-runtime-loop")
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_on
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -93,8 +94,11 @@ def test_the_visitor_reports_the_columns_a_browser_draws_and_keeps_its_message_c
             return heads, first, second
 
     try:
-        heads, first, second = asyncio.run(visit(True))
-        heads_off, full, _ = asyncio.run(visit(False))
+        # on a loop of its own thread: in the whole suite, the browser tests' Playwright keeps one running here
+        loop = asyncio.new_event_loop()
+        heads, first, second = run_on(loop, visit(True))
+        heads_off, full, _ = run_on(loop, visit(False))
+        loop.close()
     finally:
         server.stop()
     assert heads == {"gpt2": "compare_text", "cl100k_base": "compare_text"} and heads_off == {}

@@ -6,12 +6,12 @@ uploaded-file manager: what `streamlit run` builds), with a clock the test moves
 from __future__ import annotations
 
 import asyncio
-import threading
 import gc
 import weakref
 from pathlib import Path
 
 import pytest
+from conftest import run_on
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.runtime import Runtime, RuntimeConfig
 from streamlit.runtime.caching.storage.dummy_cache_storage import MemoryCacheStorageManager
@@ -58,25 +58,6 @@ def _upload(rt: Runtime, sid: str, n: int, size: int) -> None:
 
 def _held(rt: Runtime, sid: str) -> int:
     return sum(len(f.data) for f in rt.uploaded_file_mgr.file_storage.get(sid, {}).values())
-
-
-def run_on(loop, awaitable):
-    """loop.run_until_complete(awaitable) in a thread of its own: in the whole suite, the browser tests'
-    Playwright keeps an event loop running in this thread, and asyncio runs one loop per thread."""
-    out: dict = {}
-
-    def go():
-        try:
-            out["value"] = loop.run_until_complete(awaitable)
-        except BaseException as e:  # re-raised in the test's thread
-            out["error"] = e
-
-    t = threading.Thread(target=go, name="test-runtime-loop")
-    t.start()
-    t.join()
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
 
 
 @pytest.fixture
