@@ -124,12 +124,13 @@ def edges(text: str, k: int) -> dict:
     return {"marks": list(range(k % 3, n + 1, 3)), "pinned": k if k % 5 else None}
 
 
-def run_node(tmp_path, cases: list[dict]) -> dict:
+def run_node(tmp_path, cases: list[dict], harness: str = HARNESS) -> dict:
+    """`harness` run in Node on `cases` with the WebAssembly core and the blobs of NAMES; its printed JSON."""
     wasm = build.build_wasm(log=lambda s: None)
     if wasm is None:
         pytest.skip("no WebAssembly build here (clang's wasm32 target): the page keeps the server path")
     (tmp_path / "spans.mjs").write_text(spans_js(), encoding="utf-8")
-    (tmp_path / "harness.mjs").write_text(HARNESS, encoding="utf-8")
+    (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
     from tokenizers import get_tokenizer
 
     blobs = {}

@@ -22,6 +22,9 @@ const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
 });
 
 export const PALETTE_SIZE = 10;
+// the C pre-tokenizer's modes (tokenizers/bpe/native/lib.py MODES: GPT-2, GPT-4, o200k), whose patterns are
+// among tokenizers/core/edits.py's LINE_LOCAL_PATTERNS; mode 0 (none: SentencePiece) is not
+const LINE_LOCAL_MODES = new Set([1, 2, 3]);
 const MARKS = { " ": "·", "\n": "↵", "\t": "→", "\r": "␍" };
 const SPOKEN = { " ": ["space", "spaces"], "\n": ["newline", "newlines"], "\t": ["tab", "tabs"],
   "\r": ["carriage return", "carriage returns"] };
@@ -95,6 +98,11 @@ export function tokenTable(b) {
     specials: header.special_tokens,
     special,
     parses: true,  // the special tokens' strings are parsed from the text when the page says so
+    // an edit is encoded again only between line cuts (editTokens): the C pre-tokenizer's mode is one of the
+    // line-local patterns (tokenizers/core/edits.py says why), and, when they are parsed, no special token
+    // holds a newline (one would cross a cut)
+    lineLocal: LINE_LOCAL_MODES.has(header.mode),
+    specialNewline: Object.keys(header.special_tokens).some(s => s.includes("\n")),
     sp: null,
     piece: () => "",
     fallback: () => false,
@@ -134,6 +142,8 @@ export function spTable(b) {
     specials: header.special_tokens,
     special,
     parses: false,
+    lineLocal: false,  // the dummy prefix ▁ acts at the text's start: the whole text is encoded
+    specialNewline: false,
     sp: { dummy: (header.sp_flags & 1) !== 0, byteOf },
     piece: (id) => pieces.get(id) || "",
     fallback: (id) => byteOf.has(id),
@@ -203,6 +213,129 @@ export function encodeText(vocab, specials, text, parse) {
     at = best + bestName.length;
   }
   return out;
+}
+
+// -- a text's tokens, and an edit encoded again only where it changed (issue 22) ------------------------------
+// The tokens of a text: {text, n, ids, b, u, c, inside} with, for each token k and at k = n for the text's
+// end, b[k] its first byte, u[k] the UTF-16 index of the first character that starts at or after that byte,
+// c[k] how many code points start before it, and inside[k] 1 when the token starts inside a character (a
+// byte-level token holding part of one). All are non-decreasing, so each can be bisected.
+const utf8Size = (cp) => cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+
+function newTokens(text, n) {
+  return { text, n, kept: 0, ids: new Int32Array(n), b: new Int32Array(n + 1), u: new Int32Array(n + 1),
+           c: new Int32Array(n + 1), inside: new Uint8Array(n + 1) };
+}
+
+// the starts of tokens whose byte lengths are `lens`, tiling text[u0:u1) from byte b0 and code point c0,
+// written into t's arrays from index `at` (one walk over those characters); the end's entry too (at + lens.length)
+function placeTokens(t, at, text, u0, u1, b0, c0, lens) {
+  let i = u0, bAt = b0, cAt = c0, tb = b0;  // the character at UTF-16 index i starts at byte bAt, code point cAt
+  for (let k = 0; k <= lens.length; k++) {
+    while (bAt < tb && i < u1) {
+      const cp = text.codePointAt(i);
+      bAt += utf8Size(cp);
+      i += cp > 0xffff ? 2 : 1;
+      cAt++;
+    }
+    t.b[at + k] = tb;
+    t.u[at + k] = i;
+    t.c[at + k] = cAt;
+    t.inside[at + k] = bAt !== tb ? 1 : 0;
+    if (k < lens.length) tb += lens[k];
+  }
+}
+
+// The reference: the whole text encoded, and its tokens placed (`lengths`: each token's bytes)
+function wholeTokens(text, ids, lengths) {
+  const t = newTokens(text, ids.length);
+  t.ids.set(ids);
+  placeTokens(t, 0, text, 0, text.length, 0, 0, lengths(ids));
+  return t;
+}
+
+// tokenizers/core/edits.py's rule, on UTF-16 indices. A space is what Python's str.isspace or JavaScript's
+// \s calls one (either: a cut the other would not make is not made, and a cut not made costs time only)
+const SPACE = /[\s\x1c-\x1f\x85]/;
+const MAX_CANDIDATES = 256;  // edits.py's: newlines looked at for a cut on each side
+
+function isLineCut(text, c) {
+  return c >= 2 && c < text.length && text.charCodeAt(c - 1) === 10 && !SPACE.test(text[c - 2])
+    && !SPACE.test(text[c]);
+}
+
+// (UTF-16 units a and b start with in common, units they end with in common, not overlapping the first)
+export function commonAffixes(a, b) {
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  let s = 0;
+  while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;
+  return [p, s];
+}
+
+// edits.left_cut: the last line cut c with text[:c + 1] inside text[:before] (0 when none is found)
+export function leftCut(text, before) {
+  let end = before - 1;
+  for (let k = 0; k < MAX_CANDIDATES; k++) {
+    const i = end > 0 ? text.lastIndexOf("\n", end - 1) : -1;
+    if (i < 0) return 0;
+    if (isLineCut(text, i + 1)) return i + 1;
+    end = i;
+  }
+  return 0;
+}
+
+// edits.right_cut: the first line cut c with text[c - 2:] inside text[after:] (text.length when none is found)
+export function rightCut(text, after) {
+  let start = after + 1;
+  for (let k = 0; k < MAX_CANDIDATES; k++) {
+    const i = text.indexOf("\n", start);
+    if (i < 0) return text.length;
+    if (isLineCut(text, i + 1)) return i + 1;
+    start = i + 1;
+  }
+  return text.length;
+}
+
+// edits._token_at: the first token starting at UTF-16 index `at` on a character's first byte, with no empty
+// token there; null when no token boundary is there
+function tokenAt(t, at) {
+  let lo = 0, hi = t.n;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (t.u[m] < at) lo = m + 1; else hi = m; }
+  if (lo >= t.n || t.u[lo] !== at || t.inside[lo] || t.b[lo + 1] === t.b[lo]) return null;
+  return lo;
+}
+
+// edits.retokenize: the tokens of `text` from those of `prev` (an earlier text, encoded with the same options)
+// outside the lines the edit touched; `encode` encodes the stretch between the cuts (ids), `lengths` gives its
+// tokens' bytes. null when nothing can be kept (no cut on either side, no token boundary at a cut): then the
+// caller encodes the whole text
+export function editTokens(prev, text, encode, lengths) {
+  const old = prev.text;
+  if (old === text) return prev;
+  const [p, s] = commonAffixes(old, text);
+  const a = leftCut(text, p), c = rightCut(text, text.length - s);
+  if (a === 0 && c === text.length) return null;
+  const cOld = c - text.length + old.length;
+  const i = tokenAt(prev, a), j = cOld < old.length ? tokenAt(prev, cOld) : prev.n;
+  if (i === null || j === null || i > j) return null;
+  const mid = encode(text.slice(a, c)), m = mid.length, tail = prev.n - j;
+  const t = newTokens(text, i + m + tail);
+  t.kept = i + tail;  // tokens not encoded again (for the tests and benchmarks)
+  t.ids.set(prev.ids.subarray(0, i));
+  t.ids.set(mid, i);
+  t.ids.set(prev.ids.subarray(j, prev.n), i + m);
+  for (const x of ["b", "u", "c", "inside"]) t[x].set(prev[x].subarray(0, i));
+  placeTokens(t, i, text, a, c, prev.b[i], prev.c[i], lengths(mid));  // its last entry is the tail's first
+  const db = t.b[i + m] - prev.b[j], du = c - cOld, dc = t.c[i + m] - prev.c[j];
+  for (let k = 0; k <= tail; k++) {  // the tokens after the stretch: their starts shifted
+    t.b[i + m + k] = prev.b[j + k] + db;
+    t.u[i + m + k] = prev.u[j + k] + du;
+    t.c[i + m + k] = prev.c[j + k] + dc;
+  }
+  t.inside.set(prev.inside.subarray(j, prev.n + 1), i + m);
+  return t;
 }
 
 // -- Python's spellings: bytes and str repr, hexbytes -----------------------------------------------------------
@@ -369,18 +502,33 @@ export function offsets(text) {
   return { u16, cpByte, nbytes };
 }
 
-// ui.paging.char_window on byte starts: [lo, hi) token indices covering code points [c0, c1)
-function charWindow(starts, off, c0, c1) {
-  const n = starts.length, b0 = off.cpByte[c0], b1 = off.cpByte[c1];
+// the byte where code point `cp` starts (cp up to the text's code points: its end)
+function byteOfCp(t, cp) {
+  let lo = 0, hi = t.n + 1;  // the last entry starting at most cp code points in, on a character's start
+  while (lo < hi) { const m = (lo + hi) >> 1; if (t.c[m] <= cp) lo = m + 1; else hi = m; }
+  let k = lo - 1;
+  while (k > 0 && t.inside[k]) k--;
+  let b = t.b[k], i = t.u[k];
+  for (let q = t.c[k]; q < cp; q++) {
+    const x = t.text.codePointAt(i);
+    b += utf8Size(x);
+    i += x > 0xffff ? 2 : 1;
+  }
+  return b;
+}
+
+// ui.paging.char_window on the tokens' byte starts: [lo, hi) token indices covering code points [c0, c1)
+function charWindow(t, c0, c1) {
+  const n = t.n, starts = t.b, b0 = byteOfCp(t, c0), b1 = byteOfCp(t, c1);
   const bisect = (x, right) => {
     let lo = 0, hi = n;
     while (lo < hi) { const m = (lo + hi) >> 1; if (right ? starts[m] <= x : starts[m] < x) lo = m + 1; else hi = m; }
     return lo;
   };
   let lo = c0 === 0 ? 0 : Math.max(0, bisect(b0, true) - 1);
-  while (lo > 0 && off.u16[starts[lo]] < 0) lo--;
+  while (lo > 0 && t.inside[lo]) lo--;
   let hi = bisect(b1, false);
-  while (hi < n && off.u16[starts[hi]] < 0) hi++;
+  while (hi < n && t.inside[hi]) hi++;
   return [lo, Math.max(lo, hi)];
 }
 
@@ -493,22 +641,18 @@ function segmentRow(segIdsTyped, shown, table, names, whitespace) {
   return { kinds: kinds.join(" "), label, tip, body, breaks, long, oneLine: !core.includes("\n"), ids: segIds.join(" ") };
 }
 
-export function buildModel(text, ids, table, names, o) {
-  const off = offsets(text);
-  const n = ids.length, starts = new Int32Array(n + 1), lens = new Int32Array(n);
-  if (table.sp) lens.set(spLengths(text, ids, table, off));
-  else for (let k = 0; k < n; k++) lens[k] = table.size(ids[k]);
-  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + lens[k];
+export function buildModel(t, table, names, o) {
+  const text = t.text, ids = t.ids, n = t.n, starts = t.b;
   let lo = 0, hi = n;
-  const ncp = off.cpByte.length - 1;
+  const ncp = t.c[n];
   if (o.win && ncp) {
     const [per, page] = o.win, pages = Math.floor((ncp - 1) / per) + 1, k = Math.min(page, pages - 1);
-    [lo, hi] = charWindow(starts.subarray(0, n), off, k * per, Math.min(ncp, (k + 1) * per));
+    [lo, hi] = charWindow(t, k * per, Math.min(ncp, (k + 1) * per));
   }
   const segs = [];  // [first token, end token]
   let g = lo;
   for (let k = lo; k < hi; k++) {
-    if (off.u16[starts[k + 1]] >= 0) { segs.push([g, k + 1]); g = k + 1; }
+    if (!t.inside[k + 1]) { segs.push([g, k + 1]); g = k + 1; }
   }
   if (g < hi) segs.push([g, hi]);
   const keys = segs.map(([a, b]) => b - a === 1 ? String(ids[a]) : Array.from(ids.slice(a, b)).join(","));
@@ -523,7 +667,7 @@ export function buildModel(text, ids, table, names, o) {
   const memo = o.memo;
   segs.forEach(([a, b], k) => {
     const group = b - a, grouped = group > 1;
-    const shown = text.slice(off.u16[starts[a]], off.u16[starts[b]]);
+    const shown = text.slice(t.u[a], t.u[b]);
     const key = keys[k] + "\u0000" + shown;
     let m = memo && memo.get(key);
     if (!m) {
@@ -561,7 +705,7 @@ export function buildModel(text, ids, table, names, o) {
   });
   const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",
     label: o.label || "Tokens", tips, segs: rows, labels, label_of: labelOf };
-  return { model, count: n, chars: ncp, bytes: off.nbytes };
+  return { model, count: n, chars: ncp, bytes: t.b[n] };
 }
 
 // A column whose spans the server left to this browser (a compact payload) that cannot be drawn here after
@@ -570,18 +714,38 @@ export function askServer(source) {
   window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
+// The tokens of a column's text: from the same vocabulary's tokens of the text before (editTokens) when its
+// pre-tokenizer is line-local, else (or with `whole`, the reference) the whole text encoded
+export function textTokens(v, text, parse, whole = false) {
+  const table = v.table, encode = (s) => encodeText(v.vocab, table.specials, s, parse);
+  const lengths = (ids) => {
+    const out = new Int32Array(ids.length);
+    for (let k = 0; k < ids.length; k++) out[k] = table.size(ids[k]);
+    return out;
+  };
+  const last = v.last || (v.last = [null, null]), prev = last[parse ? 1 : 0];
+  let t = null;
+  if (!whole && prev && table.lineLocal && !(parse && table.specialNewline)) t = editTokens(prev, text, encode, lengths);
+  if (!t) {
+    t = wholeTokens(text, encode(text), table.sp ? (ids) => spLengths(text, ids, table, offsets(text)) : lengths);
+  }
+  last[parse ? 1 : 0] = t;
+  return t;
+}
+
 // The column of a live box's text (lone surrogates as U+FFFD, as the server's clean_text): its ids in `ids`; each
-// vocabulary keeps its segments' rows (buildModel's memo) from one keystroke to the next. `d` holds the model's
-// owner, flip, font and label, and for the text the server last ran on its marks and pinned token
-// (app_pages/compare.py compact_spans: only the server knows them)
-export function liveModel(v, text, live, d) {
+// vocabulary keeps its segments' rows (buildModel's memo) and its last text's tokens (textTokens) from one
+// keystroke to the next. `d` holds the model's owner, flip, font and label, and for the text the server last ran
+// on its marks and pinned token (app_pages/compare.py compact_spans: only the server knows them). `whole`: the
+// whole text encoded (the reference the tests hold the edit path equal to)
+export function liveModel(v, text, live, d, whole = false) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
-  const ids = encodeText(v.vocab, v.table.specials, clean, live.parse && v.table.parses);
+  const t = textTokens(v, clean, !!(live.parse && v.table.parses), whole);
   const memos = v.memos || (v.memos = [new Map(), new Map()]), memo = memos[live.whitespace ? 1 : 0];
   if (memo.size > 200000) memo.clear();  // bounded: a visit that types a lot of different text starts afresh
-  const built = buildModel(clean, ids, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
+  const built = buildModel(t, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
     win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label, marks: d.marks, pinned: d.pinned,
     memo });
-  built.ids = ids;
+  built.ids = t.ids;
   return built;
 }
