@@ -222,8 +222,9 @@ export function encodeText(vocab, specials, text, parse) {
 // byte-level token holding part of one). All are non-decreasing, so each can be bisected.
 const utf8Size = (cp) => cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 
+// rows: per whitespace option, the segment rows (buildModel) of the last model, by their first token
 function newTokens(text, n) {
-  return { text, n, kept: 0, ids: new Int32Array(n), b: new Int32Array(n + 1), u: new Int32Array(n + 1),
+  return { text, n, kept: 0, rows: [[], []], ids: new Int32Array(n), b: new Int32Array(n + 1), u: new Int32Array(n + 1),
            c: new Int32Array(n + 1), inside: new Uint8Array(n + 1) };
 }
 
@@ -335,6 +336,12 @@ export function editTokens(prev, text, encode, lengths) {
     t.c[i + m + k] = prev.c[j + k] + dc;
   }
   t.inside.set(prev.inside.subarray(j, prev.n + 1), i + m);
+  // the rows of the segments kept (no segment crosses a cut: a cut is on a character's first byte)
+  t.rows = prev.rows.map((r) => {
+    const out = r.slice(0, i);
+    out.length = i + m;  // (a row array holds only as far as the last model's window)
+    return out.concat(r.slice(j, prev.n));
+  });
   return t;
 }
 
@@ -649,42 +656,55 @@ export function buildModel(t, table, names, o) {
     const [per, page] = o.win, pages = Math.floor((ncp - 1) / per) + 1, k = Math.min(page, pages - 1);
     [lo, hi] = charWindow(t, k * per, Math.min(ncp, (k + 1) * per));
   }
-  const segs = [];  // [first token, end token]
-  let g = lo;
-  for (let k = lo; k < hi; k++) {
-    if (!t.inside[k + 1]) { segs.push([g, k + 1]); g = k + 1; }
+  // the window's segments (tokens that share a character) and their rows but colour and position: the row of
+  // the last model for a segment among the tokens an edit kept (t.rows, by first token), else the one `o.memo`
+  // holds for the same ids and text (token_spans.js keeps one per vocabulary and whitespace option, across
+  // keystrokes: their tooltips, names and parts are what they were), else built (segmentRow)
+  const memo = o.memo, at = t.rows[o.whitespace ? 1 : 0], firsts = [], ms = [];
+  for (let a = lo; a < hi;) {
+    let m = at[a];
+    if (m === undefined) {
+      let b = a + 1;
+      while (b < hi && t.inside[b]) b++;
+      const shown = text.slice(t.u[a], t.u[b]);
+      const idKey = b - a === 1 ? String(ids[a]) : Array.from(ids.subarray(a, b)).join(",");
+      const key = idKey + "\u0000" + shown;
+      m = memo && memo.get(key);
+      if (!m) {
+        m = segmentRow(ids.slice(a, b), shown, table, names, o.whitespace);
+        Object.assign(m, { key, idKey, n: b - a, cls: [] });
+        if (memo) memo.set(key, m);
+      }
+      at[a] = m;
+    }
+    firsts.push(a);
+    ms.push(m);
+    a += m.n;
   }
-  if (g < hi) segs.push([g, hi]);
-  const keys = segs.map(([a, b]) => b - a === 1 ? String(ids[a]) : Array.from(ids.slice(a, b)).join(","));
-  const colors = o.alternating ? null : assignColors(keys, segs.map(([a]) => ids[a]));
+  const colors = o.alternating ? null : assignColors(ms.map(m => m.idKey), firsts.map(a => ids[a]));
   const marks = o.marks && o.marks.length ? new Set(o.marks) : null;  // byte offsets (span_model's marks)
   const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
   let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
   let pos = lo;
-  // `o.memo` (token_spans.js keeps one per vocabulary and whitespace option, across keystrokes): a segment's
-  // row but its colour and position, by its ids and text. A keystroke changes a few segments; the others are
-  // looked up, not built again (their tooltips, names and parts are what they were)
-  const memo = o.memo;
-  segs.forEach(([a, b], k) => {
-    const group = b - a, grouped = group > 1;
-    const shown = text.slice(t.u[a], t.u[b]);
-    const key = keys[k] + "\u0000" + shown;
-    let m = memo && memo.get(key);
-    if (!m) {
-      m = segmentRow(ids.slice(a, b), shown, table, names, o.whitespace);
-      if (memo) memo.set(key, m);
+  for (let k = 0; k < ms.length; k++) {
+    const a = firsts[k], m = ms[k], group = m.n, grouped = group > 1;
+    let diff = false;
+    if (marks) for (let j = a; j < a + group; j++) if (marks.has(starts[j])) { diff = true; break; }
+    const pin = o.pinned != null && pos <= o.pinned && o.pinned < pos + group;
+    const c = o.alternating ? k % 2 : colors[k][0], same = !!colors && colors[k][1];
+    const plain = !diff && !pin, slot = (o.alternating ? 20 : 0) + 2 * c + (same ? 1 : 0);
+    let cls = plain ? m.cls[slot] : undefined;
+    if (cls === undefined) {  // span_model's order: kinds, tl-diff, tl-pin, colour, tl-same, tl-long
+      cls = m.kinds + (diff ? " tl-diff" : "") + (pin ? " tl-pin" : "") + (o.alternating ? ` tl-a${c}` : ` tl-c${c}`);
+      if (same) cls += " tl-same";
+      if (m.long && m.oneLine) cls += " tl-long";  // one line: it moves to a line of its own first
+      if (plain) m.cls[slot] = cls;
     }
-    let cls = m.kinds;  // span_model's order: kinds, tl-diff, tl-pin, colour, tl-same, tl-long
-    if (marks) for (let j = a; j < b; j++) if (marks.has(starts[j])) { cls += " tl-diff"; break; }
-    if (o.pinned != null && pos <= o.pinned && o.pinned < pos + group) cls += " tl-pin";
-    cls += o.alternating ? ` tl-a${k % 2}` : ` tl-c${colors[k][0]}`;
-    if (colors && colors[k][1]) cls += " tl-same";
     if (m.long === null) undecided = true;
-    else if (m.long && m.oneLine) cls += " tl-long";  // one line: it moves to a line of its own first
-    let said = labelIx.get(key);
+    let said = labelIx.get(m.key);
     if (said === undefined) {
       said = labels.length;
-      labelIx.set(key, said);
+      labelIx.set(m.key, said);
       labels.push(m.label);
     }
     labelOf.push(said);
@@ -702,7 +722,7 @@ export function buildModel(t, table, names, o) {
     }
     rows.push([cls, tip, m.ids, pos, m.body, m.breaks]);
     pos += group;
-  });
+  }
   const model = undecided ? null : { owner: o.owner || "", flip: !!o.flip, font: o.font || "",
     label: o.label || "Tokens", tips, segs: rows, labels, label_of: labelOf };
   return { model, count: n, chars: ncp, bytes: t.b[n] };
