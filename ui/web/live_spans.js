@@ -387,24 +387,32 @@ export function strRepr(t) {
 // tokenizers.core.html._preferred and assign_colors
 const preferred = (id) => (Math.imul(id, 2654435761 | 0) >>> 0) % PALETTE_SIZE;
 
+// `keys`: one object per distinct key (the same object for every segment with the same ids: buildModel's `ref`),
+// on which each call keeps the key's colour, stamped with the call's generation (in place of a map of the
+// call's own). Returns [colour, whether it is the previous segment's] as two arrays
+let generation = 0;
+
 export function assignColors(keys, firstIds) {
-  const colorOf = new Map(), out = [];
-  let prev = null;
-  for (let k = 0; k < keys.length; k++) {
-    let c = colorOf.get(keys[k]);
-    if (c === undefined) {
-      const avoid = new Set([prev]);
-      if (k + 1 < keys.length && colorOf.has(keys[k + 1])) avoid.add(colorOf.get(keys[k + 1]));
+  const gen = ++generation, n = keys.length, color = new Uint8Array(n), same = new Uint8Array(n);
+  const colorOf = (key) => key.gen === gen ? key.color : -1;
+  let prev = -1;
+  for (let k = 0; k < n; k++) {
+    let c = colorOf(keys[k]);
+    if (c < 0) {
+      const next = k + 1 < n ? colorOf(keys[k + 1]) : -1;  // the avoided: the previous colour and the next's
       c = preferred(firstIds[k]);
       for (let step = 0; step < PALETTE_SIZE; step++) {
-        if (!avoid.has((c + step) % PALETTE_SIZE)) { c = (c + step) % PALETTE_SIZE; break; }
+        const x = (c + step) % PALETTE_SIZE;
+        if (x !== prev && x !== next) { c = x; break; }
       }
-      colorOf.set(keys[k], c);
+      keys[k].gen = gen;
+      keys[k].color = c;
     }
-    out.push([c, c === prev]);
+    color[k] = c;
+    same[k] = c === prev ? 1 : 0;
     prev = c;
   }
-  return out;
+  return [color, same];
 }
 
 function visibleParts(s, whitespace) {
@@ -660,7 +668,8 @@ export function buildModel(t, table, names, o) {
   // the last model for a segment among the tokens an edit kept (t.rows, by first token), else the one `o.memo`
   // holds for the same ids and text (token_spans.js keeps one per vocabulary and whitespace option, across
   // keystrokes: their tooltips, names and parts are what they were), else built (segmentRow)
-  const memo = o.memo, at = t.rows[o.whitespace ? 1 : 0], firsts = [], ms = [];
+  const memo = o.memo || new Map(), refs = o.refs || new Map(), at = t.rows[o.whitespace ? 1 : 0];
+  const firsts = [], ms = [];
   for (let a = lo; a < hi;) {
     let m = at[a];
     if (m === undefined) {
@@ -669,11 +678,13 @@ export function buildModel(t, table, names, o) {
       const shown = text.slice(t.u[a], t.u[b]);
       const idKey = b - a === 1 ? String(ids[a]) : Array.from(ids.subarray(a, b)).join(",");
       const key = idKey + "\u0000" + shown;
-      m = memo && memo.get(key);
+      m = memo.get(key);
       if (!m) {
         m = segmentRow(ids.slice(a, b), shown, table, names, o.whitespace);
-        Object.assign(m, { key, idKey, n: b - a, cls: [] });
-        if (memo) memo.set(key, m);
+        let ref = refs.get(idKey);
+        if (!ref) refs.set(idKey, ref = { gen: 0, color: 0, tipGen: 0, tip: 0 });
+        Object.assign(m, { ref, n: b - a, cls: [], labelGen: 0, label_ix: 0 });
+        memo.set(key, m);
       }
       at[a] = m;
     }
@@ -681,9 +692,11 @@ export function buildModel(t, table, names, o) {
     ms.push(m);
     a += m.n;
   }
-  const colors = o.alternating ? null : assignColors(ms.map(m => m.idKey), firsts.map(a => ids[a]));
+  const [colors, sames] = o.alternating ? [null, null] : assignColors(ms.map(m => m.ref), firsts.map(a => ids[a]));
   const marks = o.marks && o.marks.length ? new Set(o.marks) : null;  // byte offsets (span_model's marks)
-  const tips = [], tipOf = new Map(), labels = [], labelIx = new Map(), labelOf = [], rows = [];
+  // the tooltips (one per id, in order of first use) and names (one per segment's ids and text): which a
+  // segment's is, kept on its row (`m`) and ids (`m.ref`), stamped with this model's generation
+  const gen = ++generation, tips = [], labels = [], labelOf = [], rows = [];
   let undecided = false;  // a box whose width only Python tells (isLong): the server draws this column
   let pos = lo;
   for (let k = 0; k < ms.length; k++) {
@@ -691,7 +704,7 @@ export function buildModel(t, table, names, o) {
     let diff = false;
     if (marks) for (let j = a; j < a + group; j++) if (marks.has(starts[j])) { diff = true; break; }
     const pin = o.pinned != null && pos <= o.pinned && o.pinned < pos + group;
-    const c = o.alternating ? k % 2 : colors[k][0], same = !!colors && colors[k][1];
+    const c = o.alternating ? k % 2 : colors[k], same = !o.alternating && sames[k] === 1;
     const plain = !diff && !pin, slot = (o.alternating ? 20 : 0) + 2 * c + (same ? 1 : 0);
     let cls = plain ? m.cls[slot] : undefined;
     if (cls === undefined) {  // span_model's order: kinds, tl-diff, tl-pin, colour, tl-same, tl-long
@@ -701,24 +714,24 @@ export function buildModel(t, table, names, o) {
       if (plain) m.cls[slot] = cls;
     }
     if (m.long === null) undecided = true;
-    let said = labelIx.get(m.key);
-    if (said === undefined) {
-      said = labels.length;
-      labelIx.set(m.key, said);
+    if (m.labelGen !== gen) {
+      m.labelGen = gen;
+      m.label_ix = labels.length;
       labels.push(m.label);
     }
-    labelOf.push(said);
+    labelOf.push(m.label_ix);
     let tip;
     if (grouped) {
       tip = tips.length;
       tips.push(m.tip);
     } else {
-      tip = tipOf.get(ids[a]);
-      if (tip === undefined) {
-        tip = tips.length;
-        tipOf.set(ids[a], tip);
+      const ref = m.ref;
+      if (ref.tipGen !== gen) {
+        ref.tipGen = gen;
+        ref.tip = tips.length;
         tips.push(m.tip);
       }
+      tip = ref.tip;
     }
     rows.push([cls, tip, m.ids, pos, m.body, m.breaks]);
     pos += group;
@@ -761,11 +774,15 @@ export function textTokens(v, text, parse, whole = false) {
 export function liveModel(v, text, live, d, whole = false) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
   const t = textTokens(v, clean, !!(live.parse && v.table.parses), whole);
-  const memos = v.memos || (v.memos = [new Map(), new Map()]), memo = memos[live.whitespace ? 1 : 0];
-  if (memo.size > 200000) memo.clear();  // bounded: a visit that types a lot of different text starts afresh
+  let memos = v.memos || (v.memos = [new Map(), new Map()]);
+  if (memos[0].size + memos[1].size > 200000) {  // bounded: a visit that types a lot of different text starts afresh
+    memos = v.memos = [new Map(), new Map()];
+    v.refs = null;  // (with the rows the tokens keep: a row is its memo's, one per key, and so is its `ref`)
+    for (const x of v.last) if (x) x.rows = [[], []];
+  }
   const built = buildModel(t, v.table, v.names, { whitespace: live.whitespace, alternating: live.alternating,
     win: live.win, owner: d.owner, flip: d.flip, font: d.font, label: d.label, marks: d.marks, pinned: d.pinned,
-    memo });
+    memo: memos[live.whitespace ? 1 : 0], refs: v.refs || (v.refs = new Map()) });
   built.ids = t.ids;
   return built;
 }
