@@ -154,9 +154,11 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       document.body.append(patched, fresh);
       M.draw(patched, a);
       const kept = [...patched.querySelectorAll('.tl-line')];
-      // token_clicks.js pins a box itself, and moves the tab stop: the next drawing still follows the model
+      // token_clicks.js pins a box itself (and says so), and moves the tab stop: the next drawing still follows
+      // the model
       const tok = patched.querySelectorAll('.tl-tok')[3];
       if (tok) { tok.classList.add('tl-pin'); tok.setAttribute('aria-selected', 'true'); tok.tabIndex = -1; }
+      globalThis.__tlLive.touched = (globalThis.__tlLive.touched || 0) + 1;
       M.draw(patched, b);
       M.writePositions();  // the boxes' positions are written after the frame (or when token_clicks.js reads one)
       M.draw(fresh, b);

@@ -19,6 +19,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const host = parentElement || document.body;
   // token_spans.js writes the boxes' positions (data-pos) after the frame that shows an edit: now, before one is read
   const flush = () => { const L = globalThis.__tlLive; if (L && L.flush) L.flush(); };
+  // the classes set here (a pin) are not the ones token_spans.js last set: its next draw reads the DOM's
+  const touched = () => { const L = globalThis.__tlLive; if (L) L.touched = (L.touched || 0) + 1; };
 
   // after a pin or unpin, give the focus back to the same token of the same spans once the rerun
   // has drawn them again (a new element: the old one, and the focus, went with the old drawing)
@@ -50,6 +52,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const pin = (list, tok) => {
+    touched();
     list.ownerDocument.querySelectorAll(".tl-pin").forEach((p) => {
       p.classList.remove("tl-pin");
       p.removeAttribute("aria-selected");
@@ -63,6 +66,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const unpin = (list, tok) => {
+    touched();
     for (const p of list.querySelectorAll(".tl-pin")) {
       p.classList.remove("tl-pin");
       p.removeAttribute("aria-selected");

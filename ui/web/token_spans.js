@@ -21,11 +21,12 @@
 // A column the live box reported as drawn here gets no spans from the server, only a compact payload (the
 // options, the red edges, the pinned token), and is drawn from the browser's own encode.
 
-const endsLine = (breaks) => /[\n\r]/.test(breaks);
+const endsLine = (breaks) => breaks !== "" && /[\n\r]/.test(breaks);
 // a segment's trailing line breaks as text: a CR or CRLF as one line feed, as the HTML parser reads model_html's
 // (a CR in a text node set from script breaks no line, so a lone CR's break was lost here)
 const breakText = (breaks) => breaks.replace(/\r\n?/g, "\n");
 const SKIP = 8;  // old lines a kept line may be found past the last one kept
+const ENDS = [[0, 0], [1, 1], [1, 0], [0, 1], [2, 2], [2, 1], [1, 2], [2, 0], [0, 2]];  // (new, old) last lines set aside
 
 // the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
 // breaks, pos} (what a later model is compared with)
@@ -38,7 +39,7 @@ function buildLines(data, from, to, owned) {
       const el = document.createElement("div");
       el.className = "tl-line";
       el.setAttribute("role", "none");  // the boxes stay the listbox's options (or the group's images)
-      line = { el, rows: [], key: "" };
+      line = { el, rows: [], key: "", from: k };
       lines.push(line);
     }
     const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
@@ -63,8 +64,8 @@ function buildLines(data, from, to, owned) {
     }
     line.el.append(box);
     if (breaks) line.el.append(breakText(breaks));
-    line.rows.push({ el: box, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
-    line.key += ids + "|";
+    line.rows.push({ el: box, cls, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
+    if (k + 1 === to || endsLine(breaks)) line.key = lineKey(data, [line.from, k + 1]);
     // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
     // start an empty line of its own at the end of the block)
     if (endsLine(breaks)) line = null;
@@ -112,14 +113,14 @@ function sameLine(line, data, [from, to]) {
   return true;
 }
 
-// a kept line's classes and positions, from the model (what the DOM holds is compared: token_clicks.js sets a
-// pin's class itself)
-function refresh(line, data, from, owned) {
+// a kept line's classes and positions, from the model (with `dom`, compared with the classes the DOM holds:
+// token_clicks.js has set a pin's class itself since the last draw; else with those the last draw set)
+function refresh(line, data, from, owned, dom) {
   let moved = false;
   for (let j = 0; j < line.rows.length; j++) {
-    const r = line.rows[j], [cls, , , pos] = data.segs[from + j];
-    if (r.el.className !== cls) {
-      r.el.className = cls;
+    const r = line.rows[j], seg = data.segs[from + j], cls = seg[0], pos = seg[3];
+    if ((dom ? r.el.className : r.cls) !== cls) {
+      r.el.className = r.cls = cls;
       if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
       else r.el.removeAttribute("aria-selected");
     }
@@ -173,29 +174,45 @@ function draw(root, data) {
   delete div.dataset.live;  // what drew it (liveDraw says so again)
   delete div.dataset.ids;
   const old = view.lines, ranges = lineRanges(data.segs);
-  // the lines kept: the same lines at the start and at the end, and between them each line found among the
-  // old ones by its ids a few lines on from the last one kept, in order (a keystroke changes its own line; a
-  // page of a long text also loses or gains a line at its end; a text that repeats itself has the same line
-  // far away, which is not taken: the lines skipped would be built again)
-  let p = 0, s = 0;
+  const dom = view.touched !== LIVE.touched;  // token_clicks.js has set classes itself since the last draw
+  view.touched = LIVE.touched;
+  // the lines kept: the same lines at the start and at the end (but for the last line or two on either side: a
+  // page of a long text ends a character later or earlier after an edit before it), and between them each line
+  // found among the old ones by its ids a few lines on from the last one kept, in order (a keystroke changes its
+  // own line; a text that repeats itself has the same line far away, which is not taken: the lines skipped
+  // would be built again)
+  let p = 0;
   while (p < old.length && p < ranges.length && sameLine(old[p], data, ranges[p])) p++;
-  while (s < old.length - p && s < ranges.length - p
-         && sameLine(old[old.length - 1 - s], data, ranges[ranges.length - 1 - s])) s++;
-  const byKey = new Map();
-  for (let i = p; i < old.length - s; i++) {
+  const plan = new Int32Array(ranges.length).fill(-1);  // the old line kept for each new one, or -1
+  for (let j = 0; j < p; j++) plan[j] = j;
+  let s = 0, e0 = 0, e1 = 0;  // s lines the same, before the last e0 new lines and the last e1 old ones
+  for (const [x, y] of ENDS) {
+    let k = 0;
+    while (k < old.length - p - y && k < ranges.length - p - x
+           && sameLine(old[old.length - 1 - y - k], data, ranges[ranges.length - 1 - x - k])) k++;
+    if (k > s) [s, e0, e1] = [k, x, y];
+    if (s > (ranges.length - p) / 2) break;
+  }
+  for (let k = 0; k < s; k++) plan[ranges.length - 1 - e0 - k] = old.length - 1 - e1 - k;
+  const byKey = new Map(), used = new Uint8Array(old.length);
+  for (const i of plan) if (i >= 0) used[i] = 1;
+  for (let i = p; i < old.length; i++) {
+    if (used[i]) continue;
     const q = byKey.get(old[i].key);
     if (q) q.push(i);
     else byKey.set(old[i].key, [i]);
   }
-  const plan = new Int32Array(ranges.length).fill(-1);  // the old line kept for each new one, or -1
-  for (let j = 0; j < p; j++) plan[j] = j;
-  for (let k = 1; k <= s; k++) plan[ranges.length - k] = old.length - k;
-  let after = p - 1;
-  for (let j = p; j < ranges.length - s; j++) {
+  const before = new Int32Array(ranges.length);  // the first old line kept after each new line (kept in order)
+  for (let j = ranges.length - 1, b = old.length; j >= 0; j--) { before[j] = b; if (plan[j] >= 0) b = plan[j]; }
+  let after = -1;
+  for (let j = 0; j < ranges.length; j++) {
+    if (plan[j] >= 0) { after = plan[j]; continue; }
     const q = byKey.get(lineKey(data, ranges[j]));
     if (!q) continue;
     while (q.length && q[0] <= after) q.shift();
-    if (q.length && q[0] - after <= SKIP && sameLine(old[q[0]], data, ranges[j])) after = plan[j] = q.shift();
+    if (q.length && q[0] - after <= SKIP && q[0] < before[j] && sameLine(old[q[0]], data, ranges[j])) {
+      after = plan[j] = q.shift();
+    }
   }
   const kept = new Uint8Array(old.length);
   for (const i of plan) if (i >= 0) kept[i] = 1;
@@ -205,7 +222,7 @@ function draw(root, data) {
   for (let j = ranges.length - 1; j >= 0;) {
     if (plan[j] >= 0) {
       const line = lines[j] = old[plan[j]];
-      if (refresh(line, data, ranges[j][0], owned)) later(view);
+      if (refresh(line, data, ranges[j][0], owned, dom)) later(view);
       next = line.el;
       j--;
       continue;
