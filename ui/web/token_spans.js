@@ -21,6 +21,19 @@
 // A column the live box reported as drawn here gets no spans from the server, only a compact payload (the
 // options, the red edges, the pinned token), and is drawn from the browser's own encode.
 
+// Each line is painted apart (contain: paint): a keystroke repaints and pre-paints its own lines, not every box of
+// the column (Chromium re-recorded every box in view and walked every one before painting: 30-40 ms a keystroke
+// with four columns at 10 KB, more than the script's time). overflow-clip-margin keeps what reaches a little past
+// a line (a pin's or a group's outline); a hovered or focused line is not contained, so that its tooltip and focus
+// ring show whole, above the lines after it. Here, not in the spans CSS: only this drawing has lines
+const LINE_CSS = ".tl-line{contain:paint;overflow-clip-margin:8px}.tl-line:hover,.tl-line:focus-within{contain:none}";
+if (!document.getElementById("tl-line-css")) {
+  const style = document.createElement("style");
+  style.id = "tl-line-css";
+  style.textContent = LINE_CSS;
+  document.head.append(style);
+}
+
 const endsLine = (breaks) => breaks !== "" && /[\n\r]/.test(breaks);
 // a segment's trailing line breaks as text: a CR or CRLF as one line feed, as the HTML parser reads model_html's
 // (a CR in a text node set from script breaks no line, so a lone CR's break was lost here)
