@@ -374,3 +374,23 @@ def test_a_column_the_browser_cannot_draw_is_left_out_of_the_report(browser, app
         assert box.input_value() == text and not page.errors
     finally:
         ctx.close()
+
+
+def test_the_box_counts_a_lone_surrogate_as_the_server_does(browser, app_url):
+    """The live box's byte count (live_text.js, which the columns now read too) counts a lone high surrogate
+    before a non-ASCII character as U+FFFD's 3 bytes, as TextEncoder and the server's clean_text do: such a text
+    past the live limit waits for Apply. (It counted the surrogate and the character after it as one 4-byte
+    pair: 12,000 bytes of these read as 8,000, and the text stayed live past the limit.)"""
+    from app_pages.widgets import LIVE_LIMIT
+
+    ctx, page = open_compare(browser, app_url, IN_BROWSER[:2])
+    try:
+        box_at_start(page, 2)
+        text = "\ud83d你" * 2000 + "a" * (LIVE_LIMIT - 11_000)  # 21,000 bytes (17,000 as two-unit pairs)
+        assert len(text.encode("utf-8", "replace").replace(b"?", b"\xef\xbf\xbd")) > LIVE_LIMIT
+        page.evaluate("""t => { const box = document.querySelector('.tl-live textarea');
+          box.value = t; box.dispatchEvent(new InputEvent('input', {bubbles: true})); }""", text)
+        assert page.evaluate("document.querySelector('.tl-live').dataset.mode") == "apply"
+        assert not page.errors
+    finally:
+        ctx.close()

@@ -21,6 +21,7 @@ export default function ({ data, parentElement, setStateValue }) {
   const LIVE = (globalThis.__tlLive = globalThis.__tlLive || { text: new Map(), server: new Map(), columns: new Map(),
     vocabs: new Map(), core: null, names: null, failed: "" });
   LIVE.caret = LIVE.caret || new Map();
+  LIVE.bytes = LIVE.bytes || new Map();  // live box key -> its newest text's UTF-8 bytes
   const s = root.tlState || (root.tlState = { rev: null, seq: 0, timer: 0, sent: null, busy: 0, last: 0 });
   s.set = setStateValue;  // the newest one: a pending send uses it even after a rerun
   s.limit = data.limit;
@@ -56,17 +57,29 @@ export default function ({ data, parentElement, setStateValue }) {
     return n > 0;
   };
 
-  const utf8Length = (v) => {
-    let n = 0;
+  // One pass over the text: its UTF-8 bytes (a lone surrogate as U+FFFD's 3, as TextEncoder and the server's
+  // clean_text count it), and the characters before UTF-16 offsets `a` and `b` as Python counts them (a surrogate
+  // pair is one; an offset inside a pair counts its first half as one)
+  const measure = (v, a = 0, b = 0) => {
+    let n = 0, pairs = 0, pa = -1, pb = -1;  // pairs: surrogate pairs before the offset
     for (let i = 0; i < v.length; i++) {
+      if (i === a) pa = pairs;
+      if (i === b) pb = pairs;
       const c = v.charCodeAt(i);
       if (c < 0x80) n += 1;
       else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length) { n += 4; i++; }
-      else n += 3;
+      else if (c >= 0xd800 && c <= 0xdbff && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        n += 4;
+        if (i + 1 === a) pa = pairs;
+        if (i + 1 === b) pb = pairs;
+        pairs++;
+        i++;
+      } else n += 3;
     }
-    return n;
+    return { bytes: n, a: a - (pa < 0 ? pairs : pa), b: b - (pb < 0 ? pairs : pb) };
   };
+  const bytes0 = measure(box.value).bytes;
+  LIVE.bytes.set(s.key, bytes0);
   // the heads of the columns following this box that this browser draws (every one it can, but one whose box
   // widths only the server can measure just now): each send reports them, and the server then sends those
   // columns no spans, only what it alone knows (app_pages/compare.py compact_spans)
@@ -75,26 +88,13 @@ export default function ({ data, parentElement, setStateValue }) {
     for (const c of LIVE.columns.values()) if (c.source === s.key && c.ready && !c.deferred && c.head) out.push(c.head);
     return out;
   };
-  // code points before UTF-16 offset `end` (a surrogate pair is one character in Python)
-  const caretChars = (end = box.selectionStart) => {
-    const v = box.value;
-    let n = end;
-    for (let i = 0; i < end - 1; i++) {
-      const c = v.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff) {
-        const d = v.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
-      }
-    }
-    return n;
-  };
   // the caret the page of spans follows: after the first character an edit put in, or where it deleted
-  // (typing: the caret; a paste: its first character, so a pasted text opens on its first page)
+  // (typing: the caret; a paste: its first character, so a pasted text opens on its first page); and the text's
+  // bytes, from the same pass
   const editCaret = () => {
-    const after = caretChars();
-    const at = s.editAt;
+    const v = box.value, at = s.editAt, m = measure(v, box.selectionStart, at == null ? 0 : Math.min(at, v.length));
     s.editAt = null;
-    return at == null ? after : Math.min(after, caretChars(Math.min(at, box.value.length)) + 1);
+    return [at == null ? m.a : Math.min(m.a, m.b + 1), m.bytes];
   };
   const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
   const send = (again = false) => {
@@ -107,7 +107,8 @@ export default function ({ data, parentElement, setStateValue }) {
     root.dataset.sent = String(s.seq);
     root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
-    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: s.caret ?? caretChars(), browser: drawnHere() });
+    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: s.caret ?? measure(box.value, box.selectionStart).a,
+                    browser: drawnHere() });
   };
   // a column the server left to the browser that the browser cannot draw after all (a box only Python
   // measures, a vocabulary that failed to load) asks for a new report: the box sends again (its text as
@@ -116,8 +117,7 @@ export default function ({ data, parentElement, setStateValue }) {
     if (e.detail.key !== s.key || s.asked) return;
     s.asked = setTimeout(() => { s.asked = 0; send(true); }, 0);  // once for every column that asks now
   };
-  const refresh = () => {
-    const n = utf8Length(box.value);
+  const refresh = (n = measure(box.value).bytes) => {
     const big = n > s.limit;
     apply.hidden = !big;
     root.dataset.mode = big ? "apply" : "live";
@@ -131,13 +131,15 @@ export default function ({ data, parentElement, setStateValue }) {
   const onInput = () => {
     clearTimeout(s.timer);
     LIVE.text.set(s.key, box.value);
-    s.caret = editCaret();
-    LIVE.caret.set(s.key, s.caret);
+    const [caret, bytes] = editCaret();
+    s.caret = caret;
+    LIVE.caret.set(s.key, caret);
+    LIVE.bytes.set(s.key, bytes);  // the columns compare it with the server's limit (token_spans.js)
     window.dispatchEvent(new CustomEvent("tl-live-text", { detail: { key: s.key } }));
     const now = performance.now();
     const quiet = now - s.last > s.debounce;
     s.last = now;
-    if (refresh()) return;
+    if (refresh(bytes)) return;
     if (s.busy && now - s.busy > 3000) s.busy = 0;  // never wait on a reply that did not come
     if (inBrowser()) s.timer = setTimeout(send, s.idle);
     else if (quiet && !s.busy) send();
@@ -193,7 +195,7 @@ export default function ({ data, parentElement, setStateValue }) {
   box.addEventListener("blur", onBlur);
   apply.addEventListener("click", send);
   window.addEventListener("tl-live-report", onReport);
-  refresh();
+  refresh(bytes0);
   return (s.off = () => {
     s.off = null;
     box.removeEventListener("input", onInput);

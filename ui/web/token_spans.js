@@ -295,7 +295,10 @@ function liveDraw(st) {
     st.fromServer = false;
   }
   if (!st.v || text === undefined || text === st.drawn) return;
-  if (new TextEncoder().encode(text).length > L.limit) return;  // the server cuts it; Apply shows where
+  // the server cuts a text above its limit; Apply shows where (the box counts the bytes once, on each edit)
+  let bytes = LIVE.bytes && LIVE.bytes.get(L.source);
+  if (bytes === undefined) bytes = new TextEncoder().encode(text).length;
+  if (bytes > L.limit) return;
   const t0 = performance.now();
   const server = text === LIVE.server.get(L.source);  // the server's marks and pinned token are for its text
   const built = liveModel(st.v, text, caretWindow(L), server ? st.data : { ...st.data, marks: null, pinned: null });
