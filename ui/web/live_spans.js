@@ -4,6 +4,12 @@
 // app_pages/widgets.py puts this file in front of token_spans.js (one component); tests/test_live_spans.py
 // holds buildModel equal to span_model (the slow, obviously-correct reference) on the tricky texts.
 //
+// A keystroke encodes only the lines it touched (editTokens, tokenizers/core/edits.py's rule: the tokens before
+// and after them are kept from the last text) for vocabularies whose pre-tokenizer is line-local, and models
+// only from those tokens on: the rows of kept segments are kept with them, colours, tooltips and names are
+// found through stamps on the rows. The whole text encoded (liveModel's `whole`) is the reference;
+// tests/test_live_edits.py holds the two equal, ids and model.
+//
 // What it draws is what the server draws for the same text and options: the same segments (tokens that
 // share a character grouped), classes (colour by id through assignColors, tl-same, tl-group, tl-special),
 // tooltips, accessible names and line breaks; for SentencePiece also the ▁ marks ("sp" parts), the pieces in
@@ -498,23 +504,19 @@ function bodyParts(piece, bytes, shown, whitespace) {
   return out.concat(visibleParts(shown, whitespace));
 }
 
-// where each UTF-8 byte offset of `text` falls in its JavaScript string (-1 inside a character), and each
-// code point's byte offset (the server's windows count code points)
+// where each UTF-8 byte offset of `text` falls in its JavaScript string (-1 inside a character): SentencePiece's
+// token lengths (spLengths) need it
 export function offsets(text) {
   const nbytes = new TextEncoder().encode(text).length;
   const u16 = new Int32Array(nbytes + 1).fill(-1);
-  const cpByte = [];
   let b = 0, i = 0;
   for (const ch of text) {
-    const cp = ch.codePointAt(0);
     u16[b] = i;
-    cpByte.push(b);
-    b += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    b += utf8Size(ch.codePointAt(0));
     i += ch.length;
   }
   u16[b] = i;
-  cpByte.push(b);
-  return { u16, cpByte, nbytes };
+  return { u16, nbytes };
 }
 
 // the byte where code point `cp` starts (cp up to the text's code points: its end)

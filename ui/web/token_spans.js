@@ -27,11 +27,13 @@
 // a line (a pin's or a group's outline); a hovered or focused line is not contained, so that its tooltip and focus
 // ring show whole, above the lines after it. Here, not in the spans CSS: only this drawing has lines
 const LINE_CSS = ".tl-line{contain:paint;overflow-clip-margin:8px}.tl-line:hover,.tl-line:focus-within{contain:none}";
-if (!document.getElementById("tl-line-css")) {
-  const style = document.createElement("style");
+
+function lineCss(doc) {  // once per document, with its first drawing
+  if (doc.getElementById("tl-line-css")) return;
+  const style = doc.createElement("style");
   style.id = "tl-line-css";
   style.textContent = LINE_CSS;
-  document.head.append(style);
+  doc.head.append(style);
 }
 
 const endsLine = (breaks) => breaks !== "" && /[\n\r]/.test(breaks);
@@ -172,6 +174,7 @@ function draw(root, data) {
   const owned = !!data.owner;
   let view = root.tlView;
   if (!view || view.owned !== owned || view.div.parentNode !== root) {  // a fresh drawing
+    lineCss(root.ownerDocument);
     const div = document.createElement("div");
     view = root.tlView = { div, owned, lines: [] };
     div.setAttribute("role", owned ? "listbox" : "group");
