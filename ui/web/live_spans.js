@@ -749,6 +749,26 @@ export function askServer(source) {
   window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
+// After a whole encode (a SentencePiece model, no line cut): the rows of the segments at the start and at the end
+// whose tokens are the last text's, on the same characters (found by comparing the two encodes: nothing is
+// assumed of the encoder), so that buildModel looks up only the others
+function keepRows(prev, t) {
+  const n = t.n, m = prev.n, [p, s] = commonAffixes(prev.text, t.text);
+  let i = 0;
+  while (i < n && i < m && t.ids[i] === prev.ids[i] && t.b[i + 1] === prev.b[i + 1] && t.u[i + 1] <= p) i++;
+  while (i > 0 && t.inside[i]) i--;  // on a segment's start: the segments before it are whole
+  const db = t.b[n] - prev.b[m];
+  let j = 0;
+  while (j < n - i && j < m - i && t.ids[n - 1 - j] === prev.ids[m - 1 - j]
+         && t.b[n - 1 - j] === prev.b[m - 1 - j] + db && t.text.length - t.u[n - 1 - j] <= s) j++;
+  while (j > 0 && t.inside[n - j]) j--;
+  t.rows = prev.rows.map((r) => {
+    const out = r.slice(0, i);
+    out.length = n - j;
+    return out.concat(r.slice(m - j, m));
+  });
+}
+
 // The tokens of a column's text: from the same vocabulary's tokens of the text before (editTokens) when its
 // pre-tokenizer is line-local, else (or with `whole`, the reference) the whole text encoded
 export function textTokens(v, text, parse, whole = false) {
@@ -763,6 +783,7 @@ export function textTokens(v, text, parse, whole = false) {
   if (!whole && prev && table.lineLocal && !(parse && table.specialNewline)) t = editTokens(prev, text, encode, lengths);
   if (!t) {
     t = wholeTokens(text, encode(text), table.sp ? (ids) => spLengths(text, ids, table, offsets(text)) : lengths);
+    if (!whole && prev) keepRows(prev, t);
   }
   last[parse ? 1 : 0] = t;
   return t;
