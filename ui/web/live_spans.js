@@ -343,11 +343,7 @@ export function editTokens(prev, text, encode, lengths) {
   }
   t.inside.set(prev.inside.subarray(j, prev.n + 1), i + m);
   // the rows of the segments kept (no segment crosses a cut: a cut is on a character's first byte)
-  t.rows = prev.rows.map((r) => {
-    const out = r.slice(0, i);
-    out.length = i + m;  // (a row array holds only as far as the last model's window)
-    return out.concat(r.slice(j, prev.n));
-  });
+  t.rows = prev.rows.map(r => spliceRows(r, t.n, i, j, tail));
   return t;
 }
 
@@ -762,11 +758,16 @@ function keepRows(prev, t) {
   while (j < n - i && j < m - i && t.ids[n - 1 - j] === prev.ids[m - 1 - j]
          && t.b[n - 1 - j] === prev.b[m - 1 - j] + db && t.text.length - t.u[n - 1 - j] <= s) j++;
   while (j > 0 && t.inside[n - j]) j--;
-  t.rows = prev.rows.map((r) => {
-    const out = r.slice(0, i);
-    out.length = n - j;
-    return out.concat(r.slice(m - j, m));
-  });
+  t.rows = prev.rows.map(r => spliceRows(r, n, i, m - j, j));
+}
+
+// rows for n tokens: the first `head` of `r`, and `tail` of them from r[from] on at the end (a row array holds
+// only as far as the last model's window: the others are empty)
+function spliceRows(r, n, head, from, tail) {
+  const out = new Array(n);
+  for (let k = 0; k < head && k < r.length; k++) out[k] = r[k];
+  for (let k = 0; k < tail && from + k < r.length; k++) out[n - tail + k] = r[from + k];
+  return out;
 }
 
 // The tokens of a column's text: from the same vocabulary's tokens of the text before (editTokens) when its
