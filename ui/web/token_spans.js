@@ -43,8 +43,8 @@ const breakText = (breaks) => breaks.replace(/\r\n?/g, "\n");
 const SKIP = 8;  // old lines a kept line may be found past the last one kept
 const ENDS = [[0, 0], [1, 1], [1, 0], [0, 1], [2, 2], [2, 1], [1, 2], [2, 0], [0, 2]];  // (new, old) last lines set aside
 
-// the boxes of segments [from, to) of the model, each line as {el, rows}; a row: {el, ids, tip, label, parts,
-// breaks, pos} (what a later model is compared with)
+// the boxes of segments [from, to) of the model, each line as {el, rows, key}; a row: {el, cls, ids, tip, label,
+// parts, breaks, pos} (what a later model is compared with; cls: the class this drawing last set)
 function buildLines(data, from, to, owned) {
   const tips = data.tips, labels = data.labels || [], labelOf = data.label_of || [];
   const lines = [];
