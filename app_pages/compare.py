@@ -34,6 +34,7 @@ from ui.trees import render_tree
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = links.TEXT_LIMIT
 K = "compare_"            # widget key prefix
+HEAD = f"{K}head_present"  # whether the head (the page run's) was drawn for presenting
 
 
 def read_link() -> None:
@@ -132,7 +133,8 @@ PRESENT_CSS = (f"<style>{BLOCK}{{padding-top:3rem;padding-bottom:2rem;}}{PICKER}
 
 @dataclass
 class Areas:
-    """Where each part of the page goes (`frame` places them): the input mode, the link's warnings, the
+    """Where each part of the page goes (`frame` places them): the input mode (presenting; else None: it is
+    in the head), the link's warnings, the
     text box(es), the example and model boxes, what is said under them (the special-token mode; the
     upload panel beside two texts), the tokenizer picker, the text size, the switches, the view with
     the boundary marks. The notes and the results follow them on the page itself (not in containers of
@@ -149,11 +151,30 @@ class Areas:
     view: object
 
 
-def frame(present: bool) -> Areas:
-    """The title (none when presenting) and the page's areas; presenting collapses the sidebar. Rows are
-    horizontal containers, which wrap on a narrow screen."""
+def head() -> None:
+    """What stays the same while a person types, drawn by the page's run and not by compare_view's (a pause
+    rerun sent them all again, each a message): the page's CSS, the sidebar's control (presenting collapses
+    it) and, when not presenting, the title beside the input mode. compare_view runs the page again when
+    presenting turns on or off."""
+    st.session_state.setdefault(f"{K}present", False)
+    present = st.session_state[HEAD] = st.session_state[f"{K}present"]
     st.html(PRESENT_CSS if present else DEFAULT_CSS)
     presentation_sidebar(f"{K}sidebar", present)  # ui/web/sidebar.js: Streamlit's own collapse control
+    if not present:
+        title, mode = st.columns([3, 1], vertical_alignment="bottom")
+        title.title("Compare tokenizers")
+        input_mode(mode)
+
+
+def input_mode(area) -> str:
+    return area.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
+                      help="Chat: a conversation, rendered by each tokenizer's own chat format "
+                           "(app_pages/compare_chat.py).")
+
+
+def frame(present: bool) -> Areas:
+    """The page's areas under the head (presenting: the input mode beside the view). Rows are horizontal
+    containers, which wrap on a narrow screen."""
     if present:  # 1,232 px wide: the picker beside the text, the text size with the switches
         top = st.container() if link_warned() else None  # a block costs a message on every rerun
         text, right = st.columns([3, 2], gap="medium")
@@ -161,14 +182,12 @@ def frame(present: bool) -> Areas:
         switches = st.container(horizontal=True, vertical_alignment="bottom", gap="xsmall")
         view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
         return Areas(view, top, text, side, aside, picker, switches, switches, view)
-    title, mode = st.columns([3, 1], vertical_alignment="bottom")
-    title.title("Compare tokenizers")
     top = st.container() if link_warned() else None
     text, side = st.columns([3, 2], gap="medium")
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     switches = st.container(horizontal=True, gap="xsmall")  # one row at 1280 px beside the sidebar
     view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-    return Areas(mode, top, text, side, side, row, row, switches, view)
+    return Areas(None, top, text, side, side, row, row, switches, view)
 
 
 def link_warned() -> bool:
@@ -607,12 +626,11 @@ def decoder(tokenizers: dict) -> None:
 def compare_view():
     """The whole page as one fragment: typing, clicking a token and the options rerun only this,
     not the app's navigation and sidebar."""
-    st.session_state.setdefault(f"{K}present", False)
     present = st.session_state[f"{K}present"]
+    if present != st.session_state.get(HEAD):
+        st.rerun()  # presenting turned on or off: the head (page CSS, title, sidebar) is the page run's
     a = frame(present)
-    mode = a.mode.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
-                          help="Chat: a conversation, rendered by each tokenizer's own chat format "
-                               "(app_pages/compare_chat.py).")
+    mode = input_mode(a.mode) if present else st.session_state.get(f"{K}mode", links.MODES[0])
     if mode == "Chat":
         from app_pages.compare_chat import chat_mode
 
@@ -656,4 +674,5 @@ def compare_view():
 
 
 read_link()
+head()
 compare_view()
