@@ -439,6 +439,21 @@ def test_bulk_window_equals_slicing():
                     assert window(toks, lo, hi) == toks[lo:hi], (name, lo, hi)
 
 
+def test_the_whole_text_window_equals_the_mapped_one():
+    """ui.paging.char_window of the whole text (without the character map) is char_window_mapped's, for
+    byte-level BPE, SentencePiece (its empty dummy-prefix piece) and a tokenizer.json pipeline, with and
+    without special tokens, on texts with multi-byte characters, a text of one character and none."""
+    from tokenizers.analysis.samples import mixed_scripts
+    from ui.paging import char_window, char_window_mapped
+
+    texts = [*TRICKY_TEXTS, "".join(TRICKY_TEXTS) + mixed_scripts(500), "é", "", " ", "a<|endoftext|>"]
+    for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp", "o200k_base", "qwen", "deepseek_v3", "whisper"]:
+        tok = get_tokenizer(name)
+        for t in texts:
+            for toks in (tok.tokenize(t, allowed_special="all"), tok.tokenize(t, disallowed_special=())):
+                assert char_window(toks, 0, len(t)) == char_window_mapped(toks, 0, len(t)), (name, t)
+
+
 def test_decoder_placeholder_is_valid_for_its_tokenizer():
     from ui.formatting import parse_ids
 
