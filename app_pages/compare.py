@@ -10,7 +10,6 @@ import functools
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages import links
@@ -26,7 +25,7 @@ from ui import analysis, export, paging
 from service import browser_assets, limits
 from ui.counts import render_counts
 from ui.examples import EXAMPLES
-from ui.figures import color_of, plotly_text
+from ui.figures import color_of, count_bars, plotly_text
 from ui.formatting import escape_markdown, hexbytes, md_code, md_inline_code
 from ui.spans import LEGEND, render_header, span_model
 from ui.spans import window as token_window
@@ -35,6 +34,7 @@ from ui.trees import render_tree
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = links.TEXT_LIMIT
 K = "compare_"            # widget key prefix
+HEAD = f"{K}head_present"  # whether the head (the page run's) was drawn for presenting
 
 
 def read_link() -> None:
@@ -133,10 +133,13 @@ PRESENT_CSS = (f"<style>{BLOCK}{{padding-top:3rem;padding-bottom:2rem;}}{PICKER}
 
 @dataclass
 class Areas:
-    """Where each part of the page goes (`frame` places them): the input mode, the link's warnings, the
+    """Where each part of the page goes (`frame` places them): the input mode (presenting; else None: it is
+    in the head), the link's warnings, the
     text box(es), the example and model boxes, what is said under them (the special-token mode; the
     upload panel beside two texts), the tokenizer picker, the text size, the switches, the view with
-    the boundary marks, the notes, the results."""
+    the boundary marks. The notes and the results follow them on the page itself (not in containers of
+    their own: every block is a message on every rerun), and `top` is None when the link left nothing to
+    warn about."""
     mode: object
     top: object
     text: object
@@ -146,30 +149,49 @@ class Areas:
     size: object
     switches: object
     view: object
-    notes: object
-    results: object
+
+
+def head() -> None:
+    """What stays the same while a person types, drawn by the page's run and not by compare_view's (a pause
+    rerun sent them all again, each a message): the page's CSS, the sidebar's control (presenting collapses
+    it) and, when not presenting, the title beside the input mode. compare_view runs the page again when
+    presenting turns on or off."""
+    st.session_state.setdefault(f"{K}present", False)
+    present = st.session_state[HEAD] = st.session_state[f"{K}present"]
+    st.html(PRESENT_CSS if present else DEFAULT_CSS)
+    presentation_sidebar(f"{K}sidebar", present)  # ui/web/sidebar.js: Streamlit's own collapse control
+    if not present:
+        title, mode = st.columns([3, 1], vertical_alignment="bottom")
+        title.title("Compare tokenizers")
+        input_mode(mode)
+
+
+def input_mode(area) -> str:
+    return area.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
+                      help="Chat: a conversation, rendered by each tokenizer's own chat format "
+                           "(app_pages/compare_chat.py).")
 
 
 def frame(present: bool) -> Areas:
-    """The title (none when presenting) and the page's areas; presenting collapses the sidebar. Rows are
-    horizontal containers, which wrap on a narrow screen."""
-    st.html(PRESENT_CSS if present else DEFAULT_CSS)
-    presentation_sidebar(f"{K}sidebar", present)  # ui/web/sidebar.js: Streamlit's own collapse control
+    """The page's areas under the head (presenting: the input mode beside the view). Rows are horizontal
+    containers, which wrap on a narrow screen."""
     if present:  # 1,232 px wide: the picker beside the text, the text size with the switches
-        top = st.container()
+        top = st.container() if link_warned() else None  # a block costs a message on every rerun
         text, right = st.columns([3, 2], gap="medium")
         picker, side, aside = right.container(), right.container(horizontal=True), right.container()
         switches = st.container(horizontal=True, vertical_alignment="bottom", gap="xsmall")
         view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-        return Areas(view, top, text, side, aside, picker, switches, switches, view, st.container(), st.container())
-    title, mode = st.columns([3, 1], vertical_alignment="bottom")
-    title.title("Compare tokenizers")
-    top = st.container()
+        return Areas(view, top, text, side, aside, picker, switches, switches, view)
+    top = st.container() if link_warned() else None
     text, side = st.columns([3, 2], gap="medium")
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
     switches = st.container(horizontal=True, gap="xsmall")  # one row at 1280 px beside the sidebar
     view = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
-    return Areas(mode, top, text, side, side, row, row, switches, view, st.container(), st.container())
+    return Areas(None, top, text, side, side, row, row, switches, view)
+
+
+def link_warned() -> bool:
+    return any(st.session_state.get(f"{K}{k}") for k in ("link_models", "unknown", "lab_missing"))
 
 
 def link_warnings(controls) -> None:
@@ -238,29 +260,28 @@ def input_notes(a: Areas, inp: Inputs, replaced: int, sizes: tuple[int, int]) ->
     visitor's own tokenizers, which a link cannot carry."""
     a.aside.caption("Special tokens: **parsed** as special tokens." if inp.parse_special
                     else "Special tokens: **treated as text** (the safe default).")
-    with a.notes:
-        if st.session_state.pop(f"{K}link_fffd", False):
-            st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
-        if replaced:
-            st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
-                       "each is shown and tokenized as U+FFFD �.")
-        for label, size in zip(("", "B"), sizes):
-            if size > limits.COMPARE_TEXT_BYTES:
-                st.warning(limits.cut_message(size, limits.COMPARE_TEXT_BYTES, "Compare")
-                           .replace("The text", f"Text {label}" if label else "The text"))
-        own = [n for n in inp.names if n in user_tokenizers() and n not in REGISTRY]
-        if own:
-            st.caption(", ".join(md_title(n) for n in own) + " lives only in this visit: a link to this page will not "
-                       "carry it. Download the model to keep it or to share it.")
-            for n in own:
-                tok_own = user_tokenizers()[n]
-                if tok_own.capabilities.merge_steps and n == "lab_bpe":
-                    st.download_button("lab_bpe.model", lambda m=tok_own: bpe_io.model_text(m), "lab_bpe.model",
-                                       key=f"{K}dl_{n}", on_click="ignore")  # built when clicked
+    if st.session_state.pop(f"{K}link_fffd", False):
+        st.warning("The link's text was not valid UTF-8; the invalid bytes were replaced by U+FFFD �.")
+    if replaced:
+        st.warning(f"The text held {replaced} lone surrogate code point(s), which have no UTF-8 encoding; "
+                   "each is shown and tokenized as U+FFFD �.")
+    for label, size in zip(("", "B"), sizes):
+        if size > limits.COMPARE_TEXT_BYTES:
+            st.warning(limits.cut_message(size, limits.COMPARE_TEXT_BYTES, "Compare")
+                       .replace("The text", f"Text {label}" if label else "The text"))
+    own = [n for n in inp.names if n in user_tokenizers() and n not in REGISTRY]
+    if own:
+        st.caption(", ".join(md_title(n) for n in own) + " lives only in this visit: a link to this page will not "
+                   "carry it. Download the model to keep it or to share it.")
+        for n in own:
+            tok_own = user_tokenizers()[n]
+            if tok_own.capabilities.merge_steps and n == "lab_bpe":
+                st.download_button("lab_bpe.model", lambda m=tok_own: bpe_io.model_text(m), "lab_bpe.model",
+                                   key=f"{K}dl_{n}", on_click="ignore")  # built when clicked
 
 
 # -- tokenizing ----------------------------------------------------------------------------------------
-def tokenize_all(tokenizers: dict, txt: str, parse: bool, area) -> dict:
+def tokenize_all(tokenizers: dict, txt: str, parse: bool) -> dict:
     """name -> tokens (results shared by all visitors in one bounded store: service/cache.py); a tokenizer
     that fails on this text (an uploaded split pattern that runs out of time) is left out with a message;
     its failure is remembered like a result."""
@@ -269,7 +290,7 @@ def tokenize_all(tokenizers: dict, txt: str, parse: bool, area) -> dict:
         try:
             out[name] = tokenize_text(tok, txt, parse=parse, name=name)
         except TokenizeFailed as e:
-            area.error(str(e), icon="⚠️")
+            st.error(str(e), icon="⚠️")
     return out
 
 
@@ -520,9 +541,9 @@ def counts_reference(results: dict) -> str:
     options = list(results)
     if st.session_state.get(f"{K}vs") not in options:
         st.session_state[f"{K}vs"] = links.COUNTS_REFERENCE if links.COUNTS_REFERENCE in options else options[0]
-    return st.columns([1, 2])[0].selectbox(
-        "Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
-        help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
+    # a width of its own, not the first of three columns: each column is a message on every rerun
+    return st.selectbox("Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
+                        width=320, help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
 
 
 def counts_and_downloads(s: Shown) -> None:
@@ -545,32 +566,21 @@ def counts_and_downloads(s: Shown) -> None:
         st.html(render_counts(stats_rows))
     metric = st.selectbox("Chart", ["tokens", "chars/token", "bytes/token", "byte-fallback/unknown",
                                     "tokens vs reference"], key=f"{K}metric", persist_state=KEEP)
-    st.plotly_chart(bar_chart(tuple(plotly_text(r["tokenizer"]) for r in stats_rows),
-                              tuple(r.get(metric) for r in stats_rows), tuple(color_of(n) for n in results), metric),
+    st.plotly_chart(count_bars(tuple(plotly_text(r["tokenizer"]) for r in stats_rows),
+                               tuple(r.get(metric) for r in stats_rows), tuple(color_of(n) for n in results), metric),
                     key=f"{K}chart")
-    e1, e2 = st.columns(2)
     # built only when clicked: a 1 MB text has a million rows
     total_tokens = sum(len(t) for t in results.values())
     if total_tokens > 100_000:
         st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as "
                    "CSV) and take some seconds to build after the click.")
-    e1.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
-                       key=f"{K}csv", on_click="ignore")
-    e2.download_button("Download tokens (JSON)",
-                       lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
-                       "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
-    spans_for_slides(s)
-
-
-@functools.lru_cache(maxsize=64)
-def bar_chart(labels: tuple, values: tuple, colors: tuple, metric: str) -> go.Figure:
-    """One metric per tokenizer as bars. Built once per distinct chart (a rerun that changes no count, such
-    as a pin or a toggle, reuses it; st.plotly_chart only reads it) and with its layout given to the
-    constructor: plotly validates every property it is given, which made the chart the dearest part of
-    a pause rerun (plotly.express took ~25 ms for four bars, update_layout ~2 ms more than this)."""
-    return go.Figure(go.Bar(x=labels, y=values, text=values, marker_color=colors),
-                     layout={"showlegend": False, "height": 320, "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
-                             "xaxis": {"title": {"text": "tokenizer"}}, "yaxis": {"title": {"text": metric}}})
+    with st.container(horizontal=True, gap="small"):  # one row (one block: columns cost three messages a rerun)
+        st.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
+                           key=f"{K}csv", on_click="ignore")
+        st.download_button("Download tokens (JSON)",
+                           lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
+                           "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
+        spans_for_slides(s)
 
 
 def spans_for_slides(s: Shown) -> None:
@@ -595,8 +605,14 @@ def download_entries(s: Shown, texts: dict) -> dict[str, dict]:
 
 
 def decoder(tokenizers: dict) -> None:
-    """Token ids back to text, with any tokenizer (not only the ones shown)."""
-    with st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids"))):
+    """Token ids back to text, with any tokenizer (not only the ones shown). Its controls run only while it
+    is open (an expander that keeps its state: opening it runs the page), so that a pause rerun, with the
+    decoder closed, has none of its widgets to send; ids typed in it open it."""
+    box = st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids")),
+                      key=f"{K}decoder", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         options = list(dict.fromkeys([*tokenizers, *all_tokenizer_names()]))
         dn = st.selectbox("Tokenizer", options, format_func=title_of, key=f"{K}decode_tok", persist_state=KEEP,
                           help="Any tokenizer, not only the ones shown above.")
@@ -616,19 +632,19 @@ def decoder(tokenizers: dict) -> None:
 def compare_view():
     """The whole page as one fragment: typing, clicking a token and the options rerun only this,
     not the app's navigation and sidebar."""
-    st.session_state.setdefault(f"{K}present", False)
     present = st.session_state[f"{K}present"]
+    if present != st.session_state.get(HEAD):
+        st.rerun()  # presenting turned on or off: the head (page CSS, title, sidebar) is the page run's
     a = frame(present)
-    mode = a.mode.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
-                          help="Chat: a conversation, rendered by each tokenizer's own chat format "
-                               "(app_pages/compare_chat.py).")
+    mode = input_mode(a.mode) if present else st.session_state.get(f"{K}mode", links.MODES[0])
     if mode == "Chat":
         from app_pages.compare_chat import chat_mode
 
         links.write("compare_chat")
         chat_mode(f"{K}chat_")
         st.stop()
-    link_warnings(a.top)
+    if a.top is not None:
+        link_warnings(a.top)
     inp = input_panel(a, present)
     (clean, more), (clean_b, more_b) = clean_text(inp.text), clean_text(inp.text_b)
     # one visitor's text is bounded (service/limits.py): a 5 MB paste is cut, with a notice, not tokenized whole
@@ -637,17 +653,17 @@ def compare_view():
     links.write("compare", text=clean, text_b=clean_b if inp.ab else None)  # the link that reproduces this view
     input_notes(a, inp, inp.replaced + more + more_b, (size_a, size_b))
     if not clean:
-        a.results.info("Type or paste some text above, or load an example, to see its tokens.")
+        st.info("Type or paste some text above, or load an example, to see its tokens.")
         st.stop()
     if not inp.names:
-        a.results.info("Pick at least one tokenizer.")
+        st.info("Pick at least one tokenizer.")
         st.stop()
     if len(clean) > URL_TEXT_LIMIT or (inp.ab and len(clean_b) > URL_TEXT_LIMIT):
-        a.notes.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
+        st.caption(f"The text is longer than {URL_TEXT_LIMIT:,} characters, so the page's link keeps the "
                          "tokenizers and options but not the text.")
     tokenizers = {n: t for n in inp.names if (t := resolve(n)) is not None}
-    results = tokenize_all(tokenizers, clean, inp.parse_special, a.results)
-    results_b = tokenize_all(tokenizers, clean_b, inp.parse_special, a.results) if inp.ab and clean_b else {}
+    results = tokenize_all(tokenizers, clean, inp.parse_special)
+    results_b = tokenize_all(tokenizers, clean_b, inp.parse_special) if inp.ab and clean_b else {}
     if results_b:  # side by side: only the tokenizers that managed both texts
         results = {n: r for n, r in results.items() if n in results_b}
         results_b = {n: r for n, r in results_b.items() if n in results}
@@ -656,13 +672,13 @@ def compare_view():
     pinned = pinned_token(results, clean, clean_b)
     with a.view:  # beside the view radio
         diff_on, ref = diff_controls(inp, results)
-    with a.results:
-        text_notes(inp, clean, clean_b, tokenizers, results)
-        shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b))
-        columns(shown)
-        counts_and_downloads(shown)
-        decoder(tokenizers)
+    text_notes(inp, clean, clean_b, tokenizers, results)
+    shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b))
+    columns(shown)
+    counts_and_downloads(shown)
+    decoder(tokenizers)
 
 
 read_link()
+head()
 compare_view()

@@ -141,3 +141,17 @@ def test_the_span_hook_is_public():
     assert "span_lengths" in Tokenizer.__doc__ and "aligned_spans" in Tokenizer.__doc__
     for cls in (trained("wordpiece"), trained("unigram")):
         assert type(cls).aligned_spans is not Tokenizer.aligned_spans
+
+
+def test_span_lengths_read_all_at_once_are_token_length_of_each():
+    """The byte-level default reads token_length's table for all ids at once, and fills it for ids not in it
+    yet (first seen, or repeated within one text): the same lengths as token_length one by one."""
+    from tokenizers.analysis.samples import mixed_scripts
+
+    for name in ("gpt2", "cl100k_base", "custom_bpe"):
+        tok = get_tokenizer(name)
+        text = mixed_scripts(300) + " naïve café 👋🏽 <|endoftext|>"
+        ids = tok.encode(text, allowed_special="all")
+        tok._length_table = None  # as a retrained model resets it: nothing known yet
+        assert list(tok.span_lengths(text, ids)) == [len(tok.decode_single_token_bytes(i)) for i in ids]
+        assert list(tok.span_lengths(text, ids)) == [tok.token_length(i) for i in ids]

@@ -204,8 +204,22 @@ def test_examples_load_into_the_text_area():
         set_text(at, "edited")
 
 
+def test_the_decoder_runs_only_while_open():
+    """Closed (as a pause rerun finds it), the decoder draws none of its widgets; opened, it does."""
+    at = app(tokenizers="gpt2")
+    assert f"{K}decode_tok" not in [w.key for w in at.selectbox]
+    assert f"{K}decode_ids" not in [w.key for w in at.text_input]
+    at.session_state[f"{K}decoder"] = True
+    at.run()
+    assert at.selectbox(key=f"{K}decode_tok").value == "gpt2"
+    at.text_input(key=f"{K}decode_ids").set_value("31373, 995").run()
+    assert any(c.value == "hello world" for c in at.code)
+
+
 def test_decode_ids_and_errors():
     at = app(tokenizers="gpt2")
+    at.session_state[f"{K}decoder"] = True
+    at.run()
     at.text_input(key=f"{K}decode_ids").set_value("31373, 995").run()
     assert any(c.value == "hello world" for c in at.code)
     at.text_input(key=f"{K}decode_ids").set_value("31373 99999999").run()
@@ -439,10 +453,27 @@ def test_bulk_window_equals_slicing():
                     assert window(toks, lo, hi) == toks[lo:hi], (name, lo, hi)
 
 
+def test_the_whole_text_window_equals_the_mapped_one():
+    """ui.paging.char_window of the whole text (without the character map) is char_window_mapped's, for
+    byte-level BPE, SentencePiece (its empty dummy-prefix piece) and a tokenizer.json pipeline, with and
+    without special tokens, on texts with multi-byte characters, a text of one character and none."""
+    from tokenizers.analysis.samples import mixed_scripts
+    from ui.paging import char_window, char_window_mapped
+
+    texts = [*TRICKY_TEXTS, "".join(TRICKY_TEXTS) + mixed_scripts(500), "é", "", " ", "a<|endoftext|>"]
+    for name in ["custom_bpe", "gpt2", "cl100k_base", "mistral_sp", "o200k_base", "qwen", "deepseek_v3", "whisper"]:
+        tok = get_tokenizer(name)
+        for t in texts:
+            for toks in (tok.tokenize(t, allowed_special="all"), tok.tokenize(t, disallowed_special=())):
+                assert char_window(toks, 0, len(t)) == char_window_mapped(toks, 0, len(t)), (name, t)
+
+
 def test_decoder_placeholder_is_valid_for_its_tokenizer():
     from ui.formatting import parse_ids
 
     at = app()
+    at.session_state["compare_decoder"] = True
+    at.run()
     dec = at.selectbox(key="compare_decode_tok")
     tok = get_tokenizer(dec.value)
     placeholder = at.text_input(key="compare_decode_ids").proto.placeholder

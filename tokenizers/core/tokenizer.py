@@ -339,9 +339,7 @@ class Tokenizer(ABC):
 
     def token_length(self, token_id: int) -> int:
         """len(token_bytes(id)), from a table built once per tokenizer."""
-        table = getattr(self, "_length_table", None)
-        if table is None:
-            table = self._length_table = {}
+        table = self._length_table_of()
         n = table.get(token_id)
         if n is None:
             n = table[token_id] = len(self.token_bytes(token_id))
@@ -415,8 +413,19 @@ class Tokenizer(ABC):
     def span_lengths(self, text: str, ids: Sequence[int]) -> Iterable[int] | None:
         """How many input bytes each token covers, when that follows from the ids alone (byte-level
         BPE: its token's length). None when it does not; `tokenize` then calls aligned_spans, as it
-        does when the lengths do not add up to the text's bytes."""
-        return map(self.token_length, ids)
+        does when the lengths do not add up to the text's bytes. token_length's table read for all the
+        ids at once (a call per token was a tenth of a pause rerun's tokenizing), token_length itself for
+        ids not in it yet."""
+        known = list(map(self._length_table_of().get, ids))
+        if None in known:
+            return [self.token_length(i) if n is None else n for i, n in zip(ids, known)]
+        return known
+
+    def _length_table_of(self) -> dict:
+        table = getattr(self, "_length_table", None)
+        if table is None:
+            table = self._length_table = {}
+        return table
 
     def aligned_spans(self, text: str, ids: Sequence[int], n_bytes: int):
         """(ids, starts, ends) that tile the text's `n_bytes` UTF-8 bytes, when span_lengths cannot
