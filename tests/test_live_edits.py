@@ -11,17 +11,7 @@ import random
 from conftest import TRICKY_TEXTS
 from test_live_spans import NAMES, run_node
 
-HARNESS = """
-import { readFileSync } from "node:fs";
-const TokenLensWasm = (await import(process.argv[2])).default;
-globalThis.TokenLensWasm = TokenLensWasm;
-const L = await import(process.argv[3]);
-const job = JSON.parse(readFileSync(process.argv[4], "utf8"));
-const core = await TokenLensWasm.load(readFileSync(job.wasm));
-const out = {};
-for (const [name, path] of Object.entries(job.blobs)) {
-  const data = readFileSync(path);
-  const fresh = () => ({ vocab: core.vocab(data), table: L.tokenTable(TokenLensWasm.readBlob(data)), names: job.names });
+BODY = """
   const fast = fresh(), slow = fresh();
   const problems = [];
   let edited = 0, steps = 0;
@@ -40,8 +30,6 @@ for (const [name, path] of Object.entries(job.blobs)) {
     }
   }
   out[name] = { problems: problems.slice(0, 5), nproblems: problems.length, edited, steps };
-}
-console.log(JSON.stringify(out));
 """
 
 # line-local vocabularies: the edit path must be taken on most keystrokes of a text with many lines
@@ -109,7 +97,7 @@ def fixed_chains() -> list[dict]:
 
 
 def test_an_edit_encoded_between_line_cuts_equals_the_whole_text_encoded(tmp_path):
-    got = run_node(tmp_path, fixed_chains() + chains(seed=22, n=60, steps=12), HARNESS)
+    got = run_node(tmp_path, fixed_chains() + chains(seed=22, n=60, steps=12), BODY)
     for name in NAMES:
         g = got[name]
         assert g["nproblems"] == 0, f"{name}: {g['nproblems']} edits differ from the whole text's, e.g. {g['problems']}"

@@ -60,7 +60,9 @@ NARROW = regex.compile(r"(?:(?![\p{M}\uff00-\uffef])[\x00-\u02ff\p{Script=Latin}
 OPTIONS = [dict(parse=False, whitespace=False, alternating=False), dict(parse=True, whitespace=True, alternating=False),
            dict(parse=True, whitespace=False, alternating=True), dict(parse=False, whitespace=True, alternating=True)]
 
-HARNESS = """
+# run_node's script around a test's BODY: the WebAssembly core loaded, then for each vocabulary `out[name]` set
+# by the body, which `fresh()` gives a column's vocabulary ({vocab, table, names}) as live_spans.js loads it
+HEAD = """
 import { readFileSync } from "node:fs";
 const TokenLensWasm = (await import(process.argv[2])).default;
 globalThis.TokenLensWasm = TokenLensWasm;
@@ -70,7 +72,13 @@ const core = await TokenLensWasm.load(readFileSync(job.wasm));
 const out = {};
 for (const [name, path] of Object.entries(job.blobs)) {
   const data = readFileSync(path);
-  const v = { vocab: core.vocab(data), table: L.tokenTable(TokenLensWasm.readBlob(data)), names: job.names };
+  const fresh = () => ({ vocab: core.vocab(data), table: L.tokenTable(TokenLensWasm.readBlob(data)), names: job.names });
+"""
+TAIL = """}
+console.log(JSON.stringify(out));
+"""
+BODY = """
+  const v = fresh();
   out[name] = job.cases.map(c => {
     // twice: the second from the rows the first kept (the memo a column keeps across keystrokes), and it
     // must be the same model
@@ -79,8 +87,6 @@ for (const [name, path] of Object.entries(job.blobs)) {
     return { model: built.model, ids: Array.from(built.ids), count: built.count, chars: built.chars, bytes: built.bytes,
              memo_same: first === JSON.stringify(built.model) };
   });
-}
-console.log(JSON.stringify(out));
 """
 
 
@@ -124,13 +130,14 @@ def edges(text: str, k: int) -> dict:
     return {"marks": list(range(k % 3, n + 1, 3)), "pinned": k if k % 5 else None}
 
 
-def run_node(tmp_path, cases: list[dict], harness: str = HARNESS) -> dict:
-    """`harness` run in Node on `cases` with the WebAssembly core and the blobs of NAMES; its printed JSON."""
+def run_node(tmp_path, cases: list[dict], body: str = BODY) -> dict:
+    """`body` run in Node (between HEAD and TAIL) on `cases` with the WebAssembly core and the blobs of NAMES;
+    its printed JSON."""
     wasm = build.build_wasm(log=lambda s: None)
     if wasm is None:
         pytest.skip("no WebAssembly build here (clang's wasm32 target): the page keeps the server path")
     (tmp_path / "spans.mjs").write_text(spans_js(), encoding="utf-8")
-    (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
+    (tmp_path / "harness.mjs").write_text(HEAD + body + TAIL, encoding="utf-8")
     from tokenizers import get_tokenizer
 
     blobs = {}
