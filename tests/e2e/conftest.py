@@ -131,13 +131,18 @@ def browser(app_url):
         b.close()
 
 
+def watched_page(browser, width: int, height: int):
+    """(context, page) from new_context, the page's uncaught script errors collected in `page.errors`."""
+    ctx = new_context(browser, viewport={"width": width, "height": height})
+    pg = ctx.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    return ctx, pg
+
+
 @pytest.fixture
 def page(browser):
-    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
+    ctx, pg = watched_page(browser, 1400, 2200)
     yield pg
     ctx.close()
 

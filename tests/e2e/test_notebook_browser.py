@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.e2e.conftest import download_spans, new_context, screenshot, settle, wait_for_app
+from tests.e2e.conftest import download_spans, new_context, screenshot, watched_page, settle, wait_for_app
 from tests.payloads import ALL, PAYLOADS
 from tokenizers import get_tokenizer, show
 from tokenizers.core.text import WHITESPACE_MARKS
@@ -63,10 +63,7 @@ def page_of(html: str, body_style: str = "") -> str:
 @pytest.fixture
 def bare(browser):
     """A page without the app (its browser is the suite's), light scheme; pageerrors collected."""
-    ctx = new_context(browser, viewport={"width": 1100, "height": 900})
-    pg = ctx.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    ctx, pg = watched_page(browser, 1100, 900)
     pg.dialogs = []
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     yield pg

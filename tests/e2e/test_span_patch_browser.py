@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from app_pages.widgets import WEB, spans_js
-from tests.e2e.conftest import new_context
+from tests.e2e.conftest import watched_page
 from tests.payloads import PAYLOADS
 from tokenizers import get_tokenizer
 from tokenizers.core.html import CSS, model_html, span_model
@@ -55,14 +55,11 @@ PANES = """
 
 @pytest.fixture
 def bare(browser):
-    ctx = new_context(browser, viewport={"width": 1200, "height": 900})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, pg = watched_page(browser, 1200, 900)
     pg.set_content('<!doctype html><html><head><meta charset="utf-8">' + CSS + "</head><body></body></html>")
     pg.evaluate(LOAD, spans_js())
     yield pg
-    assert not errors, errors
+    assert not pg.errors, pg.errors
     ctx.close()
 
 
