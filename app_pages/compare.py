@@ -15,8 +15,8 @@ import streamlit as st
 from app_pages import links
 from app_pages.compare_upload import upload_panel
 from app_pages.links import FONT_SIZES, KEEP, VIEWS
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, md_title, render_decoder,
-                               resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
+from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, lazy_popover, md_title,
+                               render_decoder, resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
                                reported, token_clicks, token_spans)
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
@@ -338,8 +338,10 @@ def diff_controls(inp: Inputs, results: dict) -> tuple[bool, str]:
     if inp.view != "Spans":
         return st.session_state.get(f"{K}diff", False), st.session_state[f"{K}ref"]
     diff_on = st.toggle("Mark boundaries that differ", key=f"{K}diff", persist_state=KEEP)
-    ref = st.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", disabled=not diff_on,
-                       label_visibility="collapsed", persist_state=KEEP, width=260)
+    if not diff_on:  # the picker only while marking (a widget is a message and a registration every rerun)
+        return False, st.session_state[f"{K}ref"]
+    ref = st.selectbox("from", ref_options, format_func=title_of, key=f"{K}ref", label_visibility="collapsed",
+                       persist_state=KEEP, width=260)
     return diff_on, ref
 
 
@@ -569,17 +571,20 @@ def counts_and_downloads(s: Shown) -> None:
     st.plotly_chart(count_bars(tuple(plotly_text(r["tokenizer"]) for r in stats_rows),
                                tuple(r.get(metric) for r in stats_rows), tuple(color_of(n) for n in results), metric),
                     key=f"{K}chart")
-    # built only when clicked: a 1 MB text has a million rows
-    total_tokens = sum(len(t) for t in results.values())
-    if total_tokens > 100_000:
-        st.caption(f"The downloads hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} MB as "
-                   "CSV) and take some seconds to build after the click.")
-    with st.container(horizontal=True, gap="small"):  # one row (one block: columns cost three messages a rerun)
-        st.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv", "text/csv",
-                           key=f"{K}csv", on_click="ignore")
-        st.download_button("Download tokens (JSON)",
-                           lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
-                           "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
+    # one row (one block: columns cost three messages a rerun) of two popovers whose buttons are drawn only
+    # while open: closed, as a pause rerun finds them, they are two messages and no widgets
+    with st.container(horizontal=True, gap="small"):
+        with lazy_popover("Download tokens", f"{K}tokens_pop", icon=":material/download:") as box:
+            if box.open:
+                st.download_button("Download tokens (CSV)", lambda: export.export_csv(results), "tokens.csv",
+                                   "text/csv", key=f"{K}csv", on_click="ignore")
+                st.download_button("Download tokens (JSON)",
+                                   lambda: export.export_json(clean, results, parse_special=s.inputs.parse_special),
+                                   "tokens.json", "application/json", key=f"{K}json", on_click="ignore")
+                total_tokens = sum(len(t) for t in results.values())  # built when clicked: 1 MB is a million rows
+                if total_tokens > 100_000:
+                    st.caption(f"The files hold all {total_tokens:,} tokens (roughly {total_tokens * 80 / 1e6:,.0f} "
+                               "MB as CSV) and take some seconds to build after the click.")
         spans_for_slides(s)
 
 

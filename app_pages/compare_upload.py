@@ -85,7 +85,14 @@ def upload_panel(k: str, selection_key: str) -> None:
     """The panel; `k` is its widget-key prefix, `selection_key` the key of the page's tokenizer picker."""
     own = user_tokenizers()
     uploaded = _uploaded(k)
-    with st.expander("Load your own tokenizer file", expanded=bool(st.session_state.get(f"{k}error"))):
+    # drawn only while open (an expander that keeps its state: opening it runs the page), so that a pause
+    # rerun of Compare, with the panel closed, has none of its widgets to send; a file chosen and not loaded
+    # is let go when the panel closes
+    box = st.expander("Load your own tokenizer file", expanded=bool(st.session_state.get(f"{k}error")),
+                      key=f"{k}panel", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("A tiktoken `.tiktoken` file, a SentencePiece or minbpe `.model`, a Hugging Face `tokenizer.json`, "
                    "a Mistral Tekken `.json` or a BERT `vocab.txt`. It is read here, on the server, and kept for "
                    f"this visit only ({user_files.limits_words()}).")

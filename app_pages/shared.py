@@ -220,17 +220,28 @@ def render_decoder(tok: Tokenizer, raw: str, key: str) -> None:
         st.caption(f"… and {len(bad) - 10:,} more such stretches.")
 
 
+def lazy_popover(label: str, key: str, **options):
+    """A popover whose contents the page draws only while it is open (`with lazy_popover(...) as box:` then
+    `if box.open:`): it keeps its state, and opening or closing it runs the page (or its fragment) again, so
+    that a closed one costs each rerun one message and no widgets (a download button is a widget: a message
+    and a registration on every rerun of the page it is on)."""
+    return st.popover(label, key=key, on_change="rerun", **options)
+
+
 def spans_downloads(key: str, results, *, each=None, file_stem: str = "token_spans", **options) -> None:
     """The one "Download spans" of every spans view: a popover with the view as an SVG picture (for
     slides) and as a self-contained HTML page, drawn as on screen (span_model's `options`: whitespace,
     alternating, names, highlight...; `each`: an entry's own, e.g. Compare's diff marks, or a callable
-    giving them). `results` maps each entry's name to its TokenList. Built only when clicked."""
+    giving them). `results` maps each entry's name to its TokenList. Its buttons are drawn only while it
+    is open (lazy_popover), and the files built only when clicked."""
     from ui import export
 
     def own():
         return each() if callable(each) else each
 
-    with st.popover("Download spans", icon=":material/download:"):
+    with lazy_popover("Download spans", f"{key}_pop", icon=":material/download:") as box:
+        if not box.open:
+            return
         st.download_button("Download spans (SVG, for slides)",
                            lambda: export.spans_svg("", results, each=own(), **options), f"{file_stem}.svg",
                            "image/svg+xml", key=f"{key}_svg", on_click="ignore")

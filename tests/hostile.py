@@ -477,7 +477,8 @@ DRIVERS = {
     "BPE Lab .model upload": ("bpe_lab", _upload("bpe_lab", "lab_load"), "model upload"),
     "SentencePiece Lab .model upload": ("sentencepiece_lab", _upload("sentencepiece_lab", "sp_load"), "model upload"),
     "BPE Lab .model, then every page": ("bpe_lab", _gap_model_everywhere, "model upload"),
-    "Compare tokenizer file": ("compare", _upload("compare", "compare_upload_file", "compare_upload_load"),
+    "Compare tokenizer file": ("compare", _upload("compare", "compare_upload_file", "compare_upload_load",
+                                                       compare_upload_panel=True),
                                "model upload"),
 }
 

@@ -253,11 +253,21 @@ def test_big_text_pages_show_the_same_stretch_in_every_column():
             assert len(s_) < (last - first + 1) + 40
 
 
-def test_downloads_are_offered():
+def test_downloads_are_offered_while_their_popovers_are_open():
+    """Two popovers, "Download tokens" and "Download spans"; closed (as a pause rerun finds them) they draw
+    no buttons, and the upload panel and the boundaries' reference picker none of their widgets either."""
     at = set_text(app(tokenizers="gpt2,cl100k_base"), "hello world")
+    assert [b.proto.label for b in at.get("download_button")] == []
+    assert f"{K}upload_file" not in [w.proto.id.rsplit("-", 1)[-1] for w in at.get("file_uploader")]
+    assert f"{K}ref" not in [w.key for w in at.selectbox]
+    at.session_state[f"{K}tokens_pop"] = True
+    at.session_state[f"{K}spans_pop"] = True
+    at.run()
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Download tokens (CSV)", "Download tokens (JSON)", "Download spans (SVG, for slides)",
                       "Download spans (HTML page)"]
+    at.toggle(key=f"{K}diff").set_value(True).run()
+    assert at.selectbox(key=f"{K}ref").value == "gpt2"
 
 
 def test_exports_hold_every_token():

@@ -10,7 +10,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, rerun
 from payloads import ALL, EVIL, PAYLOADS
 
 TIMEOUT = 180
@@ -125,6 +125,7 @@ def upload_tokenizer(at, filename: str, data: bytes | None = None):
     from upload_samples import GOOD
 
     data = data if data is not None else GOOD["minbpe"][1]()
+    rerun(at, **{f"{U}panel": True})  # the panel draws its widgets only while open
     at.file_uploader(key=f"{U}file").set_value((filename, data, "application/octet-stream"))
     run(at)
     at.button(key=f"{U}load").click()
@@ -484,6 +485,7 @@ def quick_patterns(monkeypatch):
 def upload_slow_tokenizer(at):
     from upload_samples import GOOD
 
+    rerun(at, **{f"{U}panel": True})
     at.file_uploader(key=f"{U}file").set_value(("slow.tiktoken", GOOD["tiktoken"][1](), "application/octet-stream"))
     run(at)
     at.selectbox(key=f"{U}pattern").set_value("Paste a regex…")

@@ -223,6 +223,7 @@ def compare_with_upload(filename: str, data: bytes):
 
     at = app_test(query={"text": "ab", "tokenizers": "gpt2"}, timeout=180)
     assert not at.exception, at.exception
+    rerun(at, **{f"{U}panel": True})  # the panel draws its widgets only while open
     at.file_uploader(key=f"{U}file").set_value((filename, data, "application/json"))
     rerun(at)
     at.button(key=f"{U}load").click()

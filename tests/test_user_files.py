@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import app_test
+from conftest import app_test, rerun
 from tokenizers.user_files import UserFileError, load_user_file, parse_specials
 from upload_samples import BAD, GOOD, trained
 
@@ -108,6 +108,7 @@ def heads(at) -> list[str]:
 
 
 def upload(at, filename: str, data: bytes, **fields) -> AppTest:
+    rerun(at, **{f"{U}panel": True})  # the panel draws its widgets only while open
     at.file_uploader(key=f"{U}file").set_value((filename, data, "application/octet-stream")).run()
     assert not at.exception
     for key, value in fields.items():
