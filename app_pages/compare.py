@@ -7,7 +7,7 @@ tokenizing, one column per tokenizer (`draw_column`), the counts and downloads, 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import streamlit as st
@@ -18,7 +18,7 @@ from app_pages.links import FONT_SIZES, KEEP, VIEWS
 from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, lazy_popover, md_title,
                                render_decoder, resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
-                               reported, token_clicks, token_spans)
+                               reported, text_sink, token_clicks, token_spans)
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
 from ui import analysis, export, paging
@@ -114,6 +114,8 @@ class Shown:
     ref: str | None
     pinned: tuple | None
     sizes: tuple[int, int] = (0, 0)  # UTF-8 bytes of text A and B as typed (above the limit they were cut)
+    browser: set = field(default_factory=set)  # the columns of text A whose spans the browser draws (draw_column)
+    quiet: bool = False  # quiet_text: the page shows nothing of the text but its spans, heads and counts
 
 
 # -- the frame and the inputs -------------------------------------------------------------------------
@@ -392,6 +394,8 @@ def draw_column(s: Shown, name: str, toks, txt: str, k: int, which: str, page_sl
         label = f"{title_of(name)}{' (text B)' if which == 'b' else ''}: tokens"
         flip = k == 1 and not inp.present
         if browser_draws(s, live, which):
+            if which == "a":
+                s.browser.add(name)
             model = compact_spans(txt, toks, lo, hi, marks, pinned, owner=f"compare:{name}:{which}", flip=flip,
                                   font=inp.font, label=label)
         else:
@@ -537,6 +541,49 @@ def columns(s: Shown) -> None:
 
 
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
+def quiet_text(inp: Inputs, clean: str, replaced: int, size: int, tokenizers: dict, results: dict) -> bool:
+    """Whether the page above the counts shows nothing of this text but its spans, heads and counts (which
+    the browser draws as the person types): not empty, nothing replaced or cut, short enough for the link,
+    one page of spans, no special-token string or trailing-space token to point out, every tokenizer's
+    tokens. Then, and while it stays so, a pause in typing runs only the counts (counts_view)."""
+    if not clean or replaced or size > limits.COMPARE_TEXT_BYTES or len(clean) > URL_TEXT_LIMIT:
+        return False
+    if len(results) != len(inp.names) or page_windows(clean, results)[1] > 1:
+        return False
+    specials = sorted({x for t in tokenizers.values() for x in t.special_tokens})
+    return (not analysis.special_strings_in(clean, specials)
+            and not any(analysis.trailing_space_token(clean, toks) for toks in results.values()))
+
+
+def light(s: Shown) -> bool:
+    """Whether a pause in typing may run the counts alone: one text, in the Spans view, every column drawn
+    by the browser, no boundaries marked or token pinned (the server draws those), a quiet text."""
+    i = s.inputs
+    return (i.view == "Spans" and not i.ab and not s.diff_on and s.pinned is None and s.quiet
+            and s.browser == set(s.results))
+
+
+@st.fragment
+def counts_view(s: Shown) -> None:
+    """The counts, chart and downloads, as a fragment of the page's: while `light`, the live box sends a
+    pause's text here (widgets.text_sink), and only this part runs (issue 22: the spans and their heads
+    already follow the box in the browser). Run alone, `s` is the page's last run's: the text in the
+    session is newer, and when it is not quiet, or a column is no longer drawn by the browser, the page
+    runs instead."""
+    text_sink(f"{K}text", light(s))
+    text = st.session_state[f"{K}text"]
+    if text != s.inputs.text:  # a pause's text, or another text sent here before this run
+        clean, more = clean_text(text)
+        clean, size = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
+        results = tokenize_all(s.tokenizers, clean, s.inputs.parse_special)
+        if not (light(s) and quiet_text(s.inputs, clean, more, size, s.tokenizers, results)
+                and set(results) <= reported(f"{K}text")):
+            st.rerun()
+        links.write("compare", text=clean)
+        s = replace(s, inputs=replace(s.inputs, text=text), clean=clean, results=results, sizes=(size, 0))
+    counts_and_downloads(s)
+
+
 def counts_reference(results: dict) -> str:
     """The tokenizer the counts' ratios are relative to: the visitor's pick (in the link as vs=),
     cl100k_base by default, the first one shown when the pick is not shown."""
@@ -678,9 +725,10 @@ def compare_view():
     with a.view:  # beside the view radio
         diff_on, ref = diff_controls(inp, results)
     text_notes(inp, clean, clean_b, tokenizers, results)
-    shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b))
+    shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b),
+                  quiet=quiet_text(inp, clean, inp.replaced + more + more_b, size_a, tokenizers, results))
     columns(shown)
-    counts_and_downloads(shown)
+    counts_view(shown)
     decoder(tokenizers)
 
 

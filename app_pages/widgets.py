@@ -105,30 +105,54 @@ def live_text(key: str, *, label: str, placeholder: str = "", height: int = 150,
     edit from the box finds its caret (in characters) in st.session_state[key + "_caret"], for the page
     to pop. Each edit also says which spans columns following the box this browser draws
     (`reported(key)`)."""
-    rev_key, seen_key, box_key = f"{key}_rev", f"{key}_seq", f"{key}_box"
+    rev_key, box_key = f"{key}_rev", f"{key}_box"
     st.session_state.setdefault(key, "")
     st.session_state.setdefault(rev_key, 0)
 
-    def take(sent) -> None:
-        if (isinstance(sent, dict) and sent.get("rev") == st.session_state[rev_key]
-                and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
-            st.session_state[seen_key] = sent["seq"]
-            st.session_state[key] = sent["value"]
-            st.session_state[f"{key}_browser"] = browser_heads(sent.get("browser"))
-            caret = sent.get("caret")  # where the person typed, in characters: the page of spans follows it
-            if isinstance(caret, int) and not isinstance(caret, bool):
-                st.session_state[f"{key}_caret"] = caret
-
     def on_text() -> None:  # before the script runs, so the box's data already holds what it sent
-        take((st.session_state.get(box_key) or {}).get("text"))
+        take_text(key, (st.session_state.get(box_key) or {}).get("text"), "box")
 
     result = _live_text(key=box_key, data={"value": st.session_state[key], "rev": st.session_state[rev_key],
                                            "limit": LIVE_LIMIT, "debounce": LIVE_DEBOUNCE_MS, "idle": LIVE_IDLE_MS,
                                            "key": key, "label": label,
                                            "placeholder": placeholder, "height": height, "font_size": font_size},
                         on_text_change=on_text)
-    take(result.get("text"))
+    take_text(key, result.get("text"), "box")
     return st.session_state[key]
+
+
+def take_text(key: str, sent, via: str) -> bool:
+    """A text the live box for `key` sent (itself, or through a text_sink: `via`) into st.session_state[key],
+    with its caret and report, unless it was typed on an older revision (Python changed the text since) or
+    was taken already: each way keeps the number of the last send it took, so the state a component keeps
+    from an earlier send is not taken again after a newer one came the other way."""
+    rev_key, seen_key = f"{key}_rev", f"{key}_seq_{via}"
+    if not (isinstance(sent, dict) and sent.get("rev") == st.session_state.get(rev_key, 0)
+            and sent.get("seq") != st.session_state.get(seen_key) and isinstance(sent.get("value"), str)):
+        return False
+    st.session_state[seen_key] = sent["seq"]
+    st.session_state[key] = sent["value"]
+    st.session_state[f"{key}_browser"] = browser_heads(sent.get("browser"))
+    caret = sent.get("caret")  # where the person typed, in characters: the page of spans follows it
+    if isinstance(caret, int) and not isinstance(caret, bool):
+        st.session_state[f"{key}_caret"] = caret
+    return True
+
+
+_text_sink = st.components.v2.component("token_lens.text_sink", js=_asset("text_sink.js"))
+
+
+def text_sink(key: str, light: bool) -> None:
+    """Where the live box for `key` sends a pause's text instead of to itself (ui/web/text_sink.js), while
+    `light`: the fragment this is drawn in then runs alone, not the box's. For a page whose columns all
+    draw in the browser, so that a pause runs only what needs Python (issue 22: Compare's counts)."""
+    sink_key = f"{key}_sink"
+
+    def on_text() -> None:
+        take_text(key, (st.session_state.get(sink_key) or {}).get("text"), "sink")
+
+    result = _text_sink(key=sink_key, data={"source": key, "light": light}, on_text_change=on_text, height=0)
+    take_text(key, result.get("text"), "sink")
 
 
 MAX_REPORTED = 64  # columns a live box may report (Compare shows far fewer); a longer report is no report

@@ -46,6 +46,7 @@ class Run:
     status: str = ""                            # script_finished's status
     by_kind: dict[str, int] = field(default_factory=dict)   # bytes of new elements by kind (a component: its name)
     refs: int = 0                               # elements the browser already held: a reference came instead
+    reruns: int = 0                             # runs the script asked for (st.rerun), which this one includes
 
 
 CACHE_AGE = 2  # Streamlit's global.maxCachedMessageAge: runs a cached message is kept after it was last used
@@ -74,6 +75,7 @@ class Visitor:
         self.headers = headers or {}          # e.g. a load balancer's affinity cookie
         self.ws = None
         self.components: dict[str, tuple[str, str]] = {}   # component name -> (widget id, its data JSON)
+        self.fragments: dict[str, str] = {}                # component name -> the fragment it was drawn in
         self.pages: dict[str, str] = {}                    # url path -> page_script_hash
         self.page_hash = ""
         self.fragment = ""
@@ -86,6 +88,7 @@ class Visitor:
         # box says so with each text (ui/web/live_text.js): head -> its box's key, as the last run drew them
         self.wasm = wasm
         self.in_browser: dict[str, str] = {}
+        self.columns: dict[str, str] = {}  # every spans column's head -> its box's key, as drawn last
         # the browser's message cache: the hash of each cacheable message seen (an element of 10 KB or more)
         # -> the run it was last seen in; each rerun names them, and the server sends a reference instead
         # of a message the browser already holds (expired after global.maxCachedMessageAge runs, 2)
@@ -146,6 +149,7 @@ class Visitor:
                     if what == "bidi_component":
                         c = el.bidi_component
                         self.components[c.component_name] = (c.id, c.json)
+                        self.fragments[c.component_name] = f.delta.fragment_id
                         if c.component_name == "token_lens.token_spans":
                             self._spans_seen(c)
                     elif what == "exception":
@@ -162,8 +166,10 @@ class Visitor:
                 self.cached = {h: n for h, n in self.cached.items() if self.run_count - n <= CACHE_AGE}
                 run.status = ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)
                 run.seconds = time.perf_counter() - t0
-                if run.status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY",
-                                  "FINISHED_EARLY_FOR_RERUN"):
+                if run.status == "FINISHED_EARLY_FOR_RERUN":  # the script asked for a run (st.rerun): it follows
+                    run.reruns += 1
+                    continue
+                if run.status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"):
                     break
                 if run.status == "FINISHED_WITH_COMPILE_ERROR":
                     run.exceptions.append("compile error")
@@ -178,6 +184,7 @@ class Visitor:
         raw = c.bytes or c.json.encode() or c.mixed.json.encode()
         live = json.loads(raw).get("live") if raw else None
         if isinstance(live, dict) and live.get("head"):
+            self.columns[live["head"]] = live.get("source")
             if live.get("assets") and self.wasm:
                 self.in_browser[live["head"]] = live["source"]
             else:
@@ -242,17 +249,28 @@ class Visitor:
             info.file_urls.file_id, info.file_urls.upload_url, info.file_urls.delete_url = file_id, url, url
         return await self.set(**{key: state})
 
-    async def type_text(self, text: str) -> Run:
+    async def type_text(self, text: str, *, pause: bool = True) -> Run:
         """What Compare's live text box sends after a keystroke: its text, as a rerun of the page's fragment,
-        with the heads of the columns this browser draws (none without WebAssembly: `wasm=False`)."""
+        with the heads of the columns this browser draws (none without WebAssembly: `wasm=False`). A
+        `pause` send (the box's send after a quiet moment) goes, as live_text.js's does, to the text sink
+        for the box when the server made it light and this browser draws every column that follows the box:
+        a rerun of the sink's fragment alone (app_pages/widgets.text_sink)."""
         wid, data = self.components["token_lens.live_text"]
         box = json.loads(data)
         self.seq += 1
         heads = [h for h, source in self.in_browser.items() if source == box.get("key")]
-        state = WidgetState(id=wid, json_value=json.dumps({"text": {"value": text, "rev": box["rev"], "seq": self.seq,
-                                                                   "browser": heads}}))
-        return await self.rerun(query="", widgets=[state], fragment=self.fragment)
+        sent = {"value": text, "rev": box["rev"], "seq": self.seq, "browser": heads}
+        sink = self.components.get("token_lens.text_sink")
+        if pause and sink and self.wasm and json.loads(sink[1]).get("light") and self._all_here(box.get("key")):
+            state = WidgetState(id=sink[0], json_value=json.dumps({"text": sent}))
+            return await self.rerun(query="", widgets=[state], fragment=self.fragments["token_lens.text_sink"])
+        state = WidgetState(id=wid, json_value=json.dumps({"text": sent}))
+        return await self.rerun(query="", widgets=[state], fragment=self.fragments["token_lens.live_text"])
 
+    def _all_here(self, source) -> bool:
+        """Whether this browser draws every spans column that follows the box `source` (as drawn last)."""
+        return bool(self.columns) and all(self.in_browser.get(h) == source for h, s in self.columns.items()
+                                          if s == source)
 
 def server_memory_mb(pid: int) -> float:
     """Resident memory of a local process (the server), in MB."""

@@ -265,9 +265,10 @@ def send_times(keys: list[float], rule: str, debounce_ms: float) -> list[tuple[f
 
 async def typing_visitor(url: str, seed: int, sends: list[tuple[float, int]], text_bytes: int, times: list,
                          errors: list, ready: asyncio.Event, go: asyncio.Event, keep_open: asyncio.Event,
-                         finished: list) -> None:
+                         finished: list, pause: bool = False) -> None:
     """Opens Compare with its own text, waits for `go`, then sends its text plus the first n typed
-    characters at each (time, n) of `sends`, in turn (a send due while a rerun is in flight waits for it)."""
+    characters at each (time, n) of `sends`, in turn (a send due while a rerun is in flight waits for it);
+    `pause`: sends after a pause, which the box gives the counts' text sink when it may (st_client)."""
     r = random.Random(seed)
     base = distinct_text(seed * 1000, text_bytes)
     typed = " ".join(r.choice(WORDS) for _ in range(sends[-1][1] if sends else 0))
@@ -280,7 +281,7 @@ async def typing_visitor(url: str, seed: int, sends: list[tuple[float, int]], te
             t0 = loop.time()
             for t, n in sends:
                 await asyncio.sleep(max(0.0, t0 + t - loop.time()))
-                run = await v.type_text(f"{base} {typed[:n]}")
+                run = await v.type_text(f"{base} {typed[:n]}", pause=pause)
                 times.append(run.seconds)
                 errors.extend(run.exceptions)
                 if text_bytes <= 2000 and f"%23{seed * 1000}+" not in run.query_string:
@@ -307,7 +308,7 @@ async def typing(url: str, pid: int, n: int, *, bursts: int, keys: int, key_ms: 
         ready = asyncio.Event()
         async with gate:
             task = asyncio.create_task(typing_visitor(url, seed0 + k, schedule[k], text_bytes, times, errors,
-                                                      ready, go, hold, finished))
+                                                      ready, go, hold, finished, rule == PAUSE))
             tasks.append(task)
             await ready.wait()
 
@@ -382,7 +383,7 @@ async def payload(url: str, sizes_kb: list[int], edits: int = 3) -> dict:
             runs, text = [], corpus(kb * 1000)
             async with Visitor(url, wasm=wasm) as v:
                 for k in range(edits + 1):
-                    runs.append(await v.type_text(f"edit{k:03d} {text[8:]}"))  # at the start: every span moves
+                    runs.append(await v.type_text(f"edit{k:03d} {text[8:]}", pause=False))  # at the start: every span moves
             runs = runs[1:]  # the first one also draws the page for a text of this size
             row = out[f"{kb} KB, {kind}"] = {
                 "bytes": statistics.median(r.received for r in runs),

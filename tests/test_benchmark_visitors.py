@@ -107,3 +107,38 @@ def test_the_visitor_reports_the_columns_a_browser_draws_and_keeps_its_message_c
     # three full ones: ~20 KB of spans data each for 1 KB of text
     assert full.by_kind[spans] > first.by_kind[spans] + 30_000
     assert second.refs >= 2 and second.by_kind[spans] < first.by_kind[spans]
+
+
+@pytest.mark.slow
+def test_a_pause_goes_to_the_counts_sink_as_the_browser_sends_it():
+    """st_client.Visitor sends a pause's text as live_text.js does: to the counts' text sink once the server
+    made it light (every column drawn by the browser, a quiet text), a run of the counts alone, whose link
+    follows the text; the first send, before the report, and a text the page must say something about (a
+    special-token string) run the page (the latter through the sink: the server runs the page itself)."""
+    import asyncio
+
+    from st_client import Visitor
+    from visitors import Server, distinct_text
+
+    server = Server(Path(__file__).resolve().parent.parent)
+
+    async def visit():
+        text = distinct_text(5, 1000)
+        async with Visitor(server.url, query={"text": text, "tokenizers": "gpt2,cl100k_base"}) as v:
+            first = await v.type_text(text + " a")       # the box's own send: the page
+            second = await v.type_text(text + " ab")     # light now: the sink, the counts alone
+            box = await v.type_text(text + " abc", pause=False)  # a send that is not a pause's: the page
+            special = await v.type_text(text + " <|endoftext|>")  # not quiet: the sink, then the page
+            return first, second, box, special
+
+    try:
+        loop = asyncio.new_event_loop()
+        first, second, box, special = run_on(loop, visit())
+        loop.close()
+    finally:
+        server.stop()
+    assert first.messages > 40 and box.messages > 40
+    assert second.messages < 25 and second.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+    assert "+ab&" in second.query_string + "&" and "token_lens.token_spans" not in second.by_kind
+    assert special.reruns == 1 and special.messages > 40 and special.status == "FINISHED_SUCCESSFULLY"
+    assert any("endoftext" in m for m in special.messages_shown)

@@ -161,7 +161,7 @@ def screenshot(page, name: str) -> Path:
 # ForwardMsg.proto); new_context checks them against the installed Streamlit.
 RUN_TRACKER = r"""(() => {
   if (window.__tlRuns) return;
-  const runs = window.__tlRuns = {seq: 0, sent: 0, done: 0, lastSent: 0, lastDone: 0};
+  const runs = window.__tlRuns = {seq: 0, sent: 0, done: 0, lastSent: 0, lastDone: 0, messages: 0};
   const varint = (b, i) => { let v = 0, s = 0, x;
     do { x = b[i++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80 && i < b.length); return [v, i]; };
   const fields = data => {  // the top-level fields of one message: [number, varint value or null]
@@ -185,6 +185,7 @@ RUN_TRACKER = r"""(() => {
       super(...args);
       this.addEventListener('message', e => {  // registered first: counted before Streamlit handles it
         if (!(e.data instanceof ArrayBuffer)) return;
+        runs.messages++;  // every message the server sent (a run's size: tests of what a run redraws)
         for (const [n, v] of fields(e.data)) if (n === 6 && v !== 2) { runs.done++; runs.lastDone = ++runs.seq; }
       });
     }

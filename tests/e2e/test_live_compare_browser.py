@@ -139,6 +139,50 @@ def test_typing_with_the_default_tokenizers_asks_the_server_nothing(browser, app
         ctx.close()
 
 
+def counts_table(page) -> dict[str, int]:
+    """The Counts table's tokens column, by tokenizer title."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('table.tl-counts tbody tr')]
+      .map(r => [r.cells[0].textContent.trim(), parseInt(r.cells[1].textContent.replace(/,/g, ''))]))""")
+
+
+def test_a_pause_runs_only_the_counts_while_nothing_else_would_change(browser, app_url):
+    """Every column drawn in the browser, one quiet text: the pause's text goes to the counts' text sink
+    (widgets.text_sink), and the server runs the counts alone (a few messages, not the page's fifty), which
+    show the new text, as does the link; a text with a special-token string runs the page, which says so."""
+    from app_pages.shared import title_of
+
+    ctx, page = open_compare(browser, app_url, IN_BROWSER)
+    try:
+        box = box_at_start(page, len(IN_BROWSER))
+        before = runs_asked(page)
+        box.press_sequentially("Zq ", delay=40)  # the first send reports the columns drawn here: the page runs
+        settle(page, TIMEOUT, after=before)
+        assert page.locator(".tl-live").get_attribute("data-sink") == ""
+        before, messages = runs_asked(page), page.evaluate("() => window.__tlRuns.messages")
+        box.press_sequentially("plain words ", delay=40)
+        settle(page, TIMEOUT, after=before)
+        text = box.input_value()
+        sent = page.evaluate("() => window.__tlRuns.messages") - messages
+        assert page.locator(".tl-live").get_attribute("data-sink") == "1"
+        assert sent < 25, f"the pause ran more than the counts: {sent} messages"
+        want = {title_of(n): len(library_ids(n, text)) for n in IN_BROWSER}
+        page.wait_for_function("() => !!document.querySelector('table.tl-counts')", timeout=TIMEOUT)
+        assert counts_table(page) == want
+        assert "text=Zq+plain+words+" in page.url  # the link follows
+        assert counts(page) == {n: len(library_ids(n, text)) for n in IN_BROWSER}
+        before, messages = runs_asked(page), page.evaluate("() => window.__tlRuns.messages")
+        box.press_sequentially("<|endoftext|> ", delay=40)  # the page would say something new: it runs
+        settle(page, TIMEOUT, after=before)
+        page.get_by_text("Parsing is off").first.wait_for(timeout=TIMEOUT)
+        assert page.evaluate("() => window.__tlRuns.messages") - messages > 40
+        text = box.input_value()
+        assert counts_table(page) == {title_of(n): len(library_ids(n, text)) for n in IN_BROWSER}
+        assert drawn_ids(page) == {n: library_ids(n, text) for n in IN_BROWSER}
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
 def test_special_tokens_parsed_and_whitespace_marks_in_the_browser(browser, app_url):
     ctx, page = open_compare(browser, app_url, IN_BROWSER[1:3], special="1", ws="1")
     try:

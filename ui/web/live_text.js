@@ -6,7 +6,8 @@
 // Every edit is also announced on the page at once (a "tl-live-text" event, the text in
 // globalThis.__tlLive.text), for spans that tokenize in the browser (token_spans.js with `live`). When
 // every column following this box draws in the browser, the server waits for `idle` ms of quiet instead
-// (no run per keystroke); its run then brings the counts, chart and decoder up to date.
+// (no run per keystroke); its run then brings the counts, chart and decoder up to date (or only the counts:
+// a text sink's part of the page, when the server says nothing else would change).
 // With the text goes the caret (in characters, as Python counts them; in globalThis.__tlLive.caret too), so
 // that a long text's page of spans follows the typing (issue 22), and which of those columns this browser
 // draws itself, so that the server sends them no spans.
@@ -97,18 +98,25 @@ export default function ({ data, parentElement, setStateValue }) {
     return [at == null ? m.a : Math.min(m.a, m.b + 1), m.bytes];
   };
   const kb = (n) => (n / 1000).toLocaleString("en", { maximumFractionDigits: n < 10000 ? 1 : 0 }) + " KB";
-  const send = (again = false) => {
+  // `pause`: the send after a quiet moment while every column draws here; a text sink (text_sink.js) may take
+  // it, and then only the sink's part of the page runs on the server (Compare's counts), not this box's
+  const send = (again = false, pause = false) => {
     clearTimeout(s.timer);
     s.timer = 0;
     if (box.value === s.sent && again !== true) return;
-    s.busy = performance.now();
     s.sent = box.value;
     s.seq += 1;
     root.dataset.sent = String(s.seq);
     root.dataset.sentAt = String(performance.now());  // for benchmarks/app_speed.py
     status.textContent = "";
-    s.set("text", { value: box.value, rev: s.rev, seq: s.seq, caret: s.caret ?? measure(box.value, box.selectionStart).a,
-                    browser: drawnHere() });
+    const sent = { value: box.value, rev: s.rev, seq: s.seq, caret: s.caret ?? measure(box.value, box.selectionStart).a,
+                   browser: drawnHere() };
+    const ask = { key: s.key, sent, taken: false };
+    if (pause) window.dispatchEvent(new CustomEvent("tl-live-pause", { detail: ask }));
+    root.dataset.sink = ask.taken ? "1" : "";  // for the tests
+    if (ask.taken) return;
+    s.busy = performance.now();
+    s.set("text", sent);
   };
   // a column the server left to the browser that the browser cannot draw after all (a box only Python
   // measures, a vocabulary that failed to load) asks for a new report: the box sends again (its text as
@@ -141,7 +149,7 @@ export default function ({ data, parentElement, setStateValue }) {
     s.last = now;
     if (refresh(bytes)) return;
     if (s.busy && now - s.busy > 3000) s.busy = 0;  // never wait on a reply that did not come
-    if (inBrowser()) s.timer = setTimeout(send, s.idle);
+    if (inBrowser()) s.timer = setTimeout(() => send(false, true), s.idle);
     else if (quiet && !s.busy) send();
     else s.timer = setTimeout(send, s.debounce);
   };
