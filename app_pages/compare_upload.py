@@ -87,9 +87,9 @@ def upload_panel(k: str, selection_key: str) -> None:
     uploaded = _uploaded(k)
     # drawn only while open (an expander that keeps its state: opening it runs the page), so that a pause
     # rerun of Compare, with the panel closed, has none of its widgets to send; a file chosen and not loaded
-    # is let go when the panel closes
-    box = st.expander("Load your own tokenizer file", expanded=bool(st.session_state.get(f"{k}error")),
-                      key=f"{k}panel", on_change="rerun")
+    # is let go when the panel closes. (No `expanded=` that follows the page's state: it is part of the
+    # expander's identity, and a new one starts closed.)
+    box = st.expander("Load your own tokenizer file", key=f"{k}panel", on_change="rerun")
     if not box.open:
         return
     with box:

@@ -496,7 +496,7 @@ def test_compare_tokenizer_upload_then_inside(watch):
     assert "onerror_window.__pwned_1" in got["text"]  # the file's name, made safe, is the tokenizer's
     screenshot(w.page, "payloads-compare-upload")
     # the same vocabulary as a tokenizer.json, with a payload special and a payload added token
-    if not w.page.get_by_text("Read as:").first.is_visible():
+    if not w.page.locator("[data-testid='stFileUploader']").first.is_visible():  # the panel keeps its state
         w.page.get_by_text("Load your own tokenizer file").click()
     with rerun(w.page, TIMEOUT):  # the panel is open from the first file: wait for this file's run
         upload(w.page, 0, [(UPLOAD_NAME.replace(".tiktoken", " tokenizer.json"), tokenizer_json_file())],
