@@ -659,9 +659,9 @@ def download_entries(s: Shown, texts: dict) -> dict[str, dict]:
 def decoder(tokenizers: dict) -> None:
     """Token ids back to text, with any tokenizer (not only the ones shown). Its controls run only while it
     is open (an expander that keeps its state: opening it runs the page), so that a pause rerun, with the
-    decoder closed, has none of its widgets to send; ids typed in it open it."""
-    box = st.expander("Decode token ids", expanded=bool(st.session_state.get(f"{K}decode_ids")),
-                      key=f"{K}decoder", on_change="rerun")
+    decoder closed, has none of its widgets to send. (No `expanded=` that follows its ids: that is part of
+    the expander's identity, and clearing the ids closed it.)"""
+    box = st.expander("Decode token ids", key=f"{K}decoder", on_change="rerun")
     if not box.open:
         return
     with box:

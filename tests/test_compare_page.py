@@ -214,6 +214,8 @@ def test_the_decoder_runs_only_while_open():
     assert at.selectbox(key=f"{K}decode_tok").value == "gpt2"
     at.text_input(key=f"{K}decode_ids").set_value("31373, 995").run()
     assert any(c.value == "hello world" for c in at.code)
+    at.text_input(key=f"{K}decode_ids").set_value("").run()  # clearing the ids leaves it open
+    assert at.selectbox(key=f"{K}decode_tok").value == "gpt2"
 
 
 def test_decode_ids_and_errors():
