@@ -150,7 +150,7 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       const patched = document.createElement('div'), fresh = document.createElement('div');
       document.body.append(patched, fresh);
       M.draw(patched, a);
-      const kept = [...patched.querySelectorAll('.tl-line')];
+      const kept = [...patched.querySelectorAll('.tl-line')], boxes = [...patched.querySelectorAll('.tl-tok')];
       // token_clicks.js pins a box itself (and says so), and moves the tab stop: the next drawing still follows
       // the model
       const tok = patched.querySelectorAll('.tl-tok')[3];
@@ -160,12 +160,15 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       M.writePositions();  // the boxes' positions are written after the frame (or when token_clicks.js reads one)
       M.draw(fresh, b);
       const now = [...patched.querySelectorAll('.tl-line')];
+      const nowBoxes = [...patched.querySelectorAll('.tl-tok')];
       return {patched: (%s)(patched), fresh: (%s)(fresh), kept: now.filter(l => kept.includes(l)).length,
-              lines: now.length};
+              lines: now.length, keptBoxes: nowBoxes.filter(b => boxes.includes(b)).length, boxes: nowBoxes.length};
     }""" % (SHAPE, SHAPE), [before, after])
     assert got["patched"] == got["fresh"], label
     if label.startswith("letter ") or label in ("pinned", "pin moved", "diff marks", "alternating", "page start"):
         assert got["kept"] >= got["lines"] - 2, (label, got["kept"], got["lines"])  # only the edited line rebuilt
+    if label.startswith("letter at"):  # and of the edited line only the boxes the letter changed (patchLine)
+        assert got["keptBoxes"] >= got["boxes"] - 3, (label, got["keptBoxes"], got["boxes"])
 
 
 def test_a_focused_box_keeps_the_focus_and_the_tab_stop(bare):
