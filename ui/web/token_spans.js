@@ -56,7 +56,10 @@ function buildBox(data, k, owned, into) {
   box.setAttribute("role", owned ? "option" : "img");
   const label = (data.labels || [])[(data.label_of || [])[k]] || "";
   box.setAttribute("aria-label", label);
-  if (owned && pinned(cls)) box.setAttribute("aria-selected", "true");
+  if (owned && pinned(cls)) {
+    box.setAttribute("aria-selected", "true");
+    pinsSeen.push(box);
+  }
   for (const [kind, text] of parts) {
     if (!kind) {
       box.append(text);
@@ -117,6 +120,7 @@ function patchLine(line, data, [from, to], owned) {
 }
 
 const pinned = (cls) => /(?:^| )tl-pin(?: |$)/.test(cls);
+let pinsSeen = [];  // the boxes this draw built or set pinned (draw's tab stop)
 
 // [from, to) of each line of the model's segments
 function lineRanges(segs) {
@@ -165,8 +169,10 @@ function refresh(line, data, from, owned, dom) {
     const r = line.rows[j], seg = data.segs[from + j], cls = seg[0], pos = seg[3];
     if ((dom ? r.el.className : r.cls) !== cls) {
       r.el.className = r.cls = cls;
-      if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
-      else r.el.removeAttribute("aria-selected");
+      if (owned && pinned(cls)) {
+        r.el.setAttribute("aria-selected", "true");
+        pinsSeen.push(r.el);
+      } else r.el.removeAttribute("aria-selected");
     }
     r.pos = pos;  // its data-pos later (writePositions)
     if (r.shown !== pos) moved = true;
@@ -218,6 +224,7 @@ function draw(root, data) {
   div.setAttribute("aria-label", data.label || "Tokens");
   delete div.dataset.live;  // what drew it (liveDraw says so again)
   delete div.dataset.ids;
+  pinsSeen = [];
   const old = view.lines, ranges = lineRanges(data.segs);
   const dom = view.touched !== LIVE.touched;  // token_clicks.js has set classes itself since the last draw
   view.touched = LIVE.touched;
@@ -303,10 +310,21 @@ function draw(root, data) {
   if (view.tail) last.el.append(view.tail);
   if (owned) {  // one tab stop (the pinned token, else the first; a focused box keeps it); token_clicks.js moves it
     const a = document.activeElement;
-    const stop = (a && a.classList && a.classList.contains("tl-tok") && div.contains(a) && a)
-      || div.querySelector(".tl-pin") || div.querySelector(".tl-tok");
-    for (const t of div.querySelectorAll("[tabindex]")) if (t !== stop) t.removeAttribute("tabindex");
-    if (stop) stop.tabIndex = 0;
+    const focused = a && a.classList && a.classList.contains("tl-tok") && div.contains(a) ? a : null;
+    if (dom || !view.tabs) {  // from the DOM: a fresh drawing, or token_clicks.js has pinned or moved the stop
+      view.pin = div.querySelector(".tl-pin");
+      view.stop = focused || view.pin || div.querySelector(".tl-tok");
+      for (const t of div.querySelectorAll("[tabindex]")) if (t !== view.stop) t.removeAttribute("tabindex");
+      view.tabs = true;
+    } else {  // else only the last stop has a tabindex, and the pin is the one this draw set or the last one
+      const seen = pinsSeen.filter(el => el.isConnected && el.classList.contains("tl-pin"));
+      view.pin = seen.length ? seen[seen.length - 1]
+        : view.pin && view.pin.isConnected && view.pin.classList.contains("tl-pin") ? view.pin : null;
+      const stop = focused || view.pin || (view.lines.length ? view.lines[0].rows[0].el : null);
+      if (view.stop && view.stop !== stop) view.stop.removeAttribute("tabindex");
+      view.stop = stop;
+    }
+    if (view.stop) view.stop.tabIndex = 0;
   } else if (dom) {  // no tab stops in a group of images (one token_clicks.js set on a kept box goes)
     for (const t of div.querySelectorAll("[tabindex]")) t.removeAttribute("tabindex");
   }
