@@ -754,9 +754,9 @@ export function askServer(source) {
   window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
-// After a whole encode (a SentencePiece model, no line cut): the rows of the segments at the start and at the end
-// whose tokens are the last text's, on the same characters (found by comparing the two encodes: nothing is
-// assumed of the encoder), so that buildModel looks up only the others
+// After a whole encode (no line cut around the edit, or a vocabulary that is not line-local): the rows of the
+// segments at the start and at the end whose tokens are the last text's, on the same characters (found by
+// comparing the two encodes: nothing is assumed of the encoder), so that buildModel looks up only the others
 function keepRows(prev, t) {
   const n = t.n, m = prev.n, [p, s] = commonAffixes(prev.text, t.text);
   let i = 0;
