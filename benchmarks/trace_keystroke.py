@@ -2,12 +2,13 @@
 the devtools.timeline categories) of keystrokes typed at the start of the live box, summed by kind of
 main-thread work between keydown and every column showing the key.
 
-    .venv/bin/python benchmarks/trace_keystroke.py [--size 10000] [--repeat 3] [--root CHECKOUT] [--out trace.json]
+    .venv/bin/python benchmarks/trace_keystroke.py [--size 10000] [--repeat 3] [--root CHECKOUT] [--out trace.json] [--light]
 
 Prints, per keystroke: keydown to done (as app_speed.py measures it), then the main thread's time by
 event name (FunctionCall, UpdateLayoutTree, Layout, Paint, ...), the rAF callbacks and frames in the
 window, and whether a server run (a websocket message) landed inside it. Uses app_speed.py's corpus,
-paste and done condition. Needs Debian's /usr/bin/chromium (or CHROMIUM=...).
+paste and done condition. `--light`: without the V8 and invalidation-tracking categories, which slow a traced
+keystroke down several times over (times nearer an untraced run). Needs Debian's /usr/bin/chromium (or CHROMIUM=...).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--root", type=Path, default=ROOT)
     ap.add_argument("--out", type=Path, default=None, help="also keep the raw trace here")
+    ap.add_argument("--light", action="store_true", help="without the costliest categories (see above)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -75,7 +77,9 @@ def main() -> None:
             cdp.on("Tracing.dataCollected", lambda m: chunks.extend(m["value"]))
             done_flag = []
             cdp.on("Tracing.tracingComplete", lambda m: done_flag.append(1))
-            cdp.send("Tracing.start", {"categories": ",".join(CATEGORIES), "transferMode": "ReportEvents"})
+            heavy = {"v8.execute", "disabled-by-default-devtools.timeline.invalidationTracking"} if args.light else set()
+            categories = [c for c in CATEGORIES if c not in heavy]
+            cdp.send("Tracing.start", {"categories": ",".join(categories), "transferMode": "ReportEvents"})
             page.evaluate("() => { performance.mark('tl-origin'); }")
             marks = []
             for k in range(args.repeat):

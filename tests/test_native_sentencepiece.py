@@ -205,3 +205,72 @@ def test_handmade_models_with_many_ties_equal_sentencepiece(byte_fallback):
         for _ in range(40):
             text = "".join(rng.choice("abc xé") for _ in range(rng.randrange(0, 25)))
             assert c_ids(tok, text) == sp_ids(tok, text), (trial, text, pieces)
+
+
+# -- a text cut after line breaks (issue 22: the browser encodes only the lines an edit touched) ------------
+def without_prefix(tok: SentencePieceTokenizer) -> spm.SentencePieceProcessor:
+    """sentencepiece's own encoder of the same model with add_dummy_prefix off: how it encodes a part of a text
+    that does not start the text."""
+    m = pb.ModelProto()
+    m.CopyFrom(tok.model_proto())
+    m.normalizer_spec.add_dummy_prefix = False
+    return spm.SentencePieceProcessor(model_proto=m.SerializeToString())
+
+
+def cuts(text: str) -> list[int]:
+    """Every place just after a line break, inside the text."""
+    return [i + 1 for i, ch in enumerate(text) if ch == "\n" and i + 1 < len(text)]
+
+
+def split_ids(tok, rest, text: str, c: int) -> tuple[list[int], list[int]]:
+    """(sentencepiece's, the C core's) ids of text[:c] encoded as a text, then text[c:] as a part that does
+    not start it (`rest`: sentencepiece without the dummy prefix; the C core's at_start=False)."""
+    enc = tok.native_encoder()
+    left, right = text[:c], text[c:]
+    return (list(tok.sp.EncodeAsIds(left)) + list(rest.EncodeAsIds(right)),
+            enc.encode(left.encode()) + enc.encode(right.encode(), at_start=False))
+
+
+def test_a_text_is_its_parts_cut_after_line_breaks(mistral):
+    """Why the browser may encode only the lines an edit touched with a SentencePiece model (live_spans.js
+    spTable's lineLocal): when no piece holds a line break and the model has byte fallback, a line break is a
+    byte piece that never merges, so the merges on either side of it are independent, and the dummy prefix
+    acts only at the text's start. Then encode(text) is encode(text[:c]) + encode-without-the-prefix(text[c:])
+    for a cut c after any line break, for sentencepiece itself and for the C core (tl_sp_encode_part). The
+    normalizer must be local too: mistral_sp's only escapes spaces (extra whitespace removal, which is not,
+    is refused for the C core and so never reaches the browser: test_models_the_c_core_would_get_wrong...)."""
+    proto = mistral.model_proto()
+    norm = proto.normalizer_spec
+    assert (norm.name, norm.add_dummy_prefix, norm.remove_extra_whitespaces, norm.escape_whitespaces) == (
+        "identity", True, False, True)
+    assert proto.trainer_spec.byte_fallback and mistral.piece_id("<0x0A>") == 13
+    assert not [p for p, _, _ in mistral.native_state()["pieces"] if b"\n" in p]  # no piece holds a line break
+    rest = without_prefix(mistral)
+    items = [t for t in (clean_text(x)[0] for x in texts()) if "\n" in t]
+    items += ["a\nb", "x\n\u2581y\n \n\n▁▁ z\n", "\n" * 5, "😀\n😀\n", "end\n ", " \nx", "\n".join(TRICKY_TEXTS)]
+    checked = 0
+    for text in items:
+        whole = sp_ids(mistral, text)
+        assert c_ids(mistral, text) == whole
+        for c in cuts(text):
+            assert split_ids(mistral, rest, text, c) == (whole, whole), (text[:60], c)
+            checked += 1
+    assert checked > 350
+    # the part after a cut must go without the prefix: with it, "b" would be "▁b"
+    assert sp_ids(mistral, "a\nb") != sp_ids(mistral, "a\n") + sp_ids(mistral, "b")
+
+
+def test_cut_after_line_breaks_needs_no_piece_with_one_and_byte_fallback():
+    """The conditions are needed: a piece that holds a line break merges across it, and without byte fallback a
+    run of unknown characters is one <unk> across it; the browser then encodes the whole text (spTable)."""
+    base = {"▁": -5, "a": -5, "b": -5, "ab": -1}
+    tok = handmade({**base, "\n": -5, "\nb": -1})
+    text = "a\nb"
+    assert sp_ids(tok, text) == c_ids(tok, text)
+    assert split_ids(tok, without_prefix(tok), text, 2)[0] != sp_ids(tok, text)
+    tok = handmade(base, byte_fallback=False)
+    text = "a\n\n"  # "\n" is unknown: the whole text has one <unk> for both, the parts one each
+    assert sp_ids(tok, text + "a") == c_ids(tok, text + "a")
+    assert split_ids(tok, without_prefix(tok), "a\n\nb", 2)[0] != sp_ids(tok, "a\n\nb")
+    local = handmade(base)  # the same pieces with byte fallback: local
+    assert split_ids(local, without_prefix(local), "a\n\nb", 2) == (sp_ids(local, "a\n\nb"),) * 2

@@ -150,7 +150,7 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       const patched = document.createElement('div'), fresh = document.createElement('div');
       document.body.append(patched, fresh);
       M.draw(patched, a);
-      const kept = [...patched.querySelectorAll('.tl-line')];
+      const kept = [...patched.querySelectorAll('.tl-line')], boxes = [...patched.querySelectorAll('.tl-tok')];
       // token_clicks.js pins a box itself (and says so), and moves the tab stop: the next drawing still follows
       // the model
       const tok = patched.querySelectorAll('.tl-tok')[3];
@@ -160,12 +160,15 @@ def test_a_patched_drawing_is_a_fresh_drawing(bare, label, before, after):
       M.writePositions();  // the boxes' positions are written after the frame (or when token_clicks.js reads one)
       M.draw(fresh, b);
       const now = [...patched.querySelectorAll('.tl-line')];
+      const nowBoxes = [...patched.querySelectorAll('.tl-tok')];
       return {patched: (%s)(patched), fresh: (%s)(fresh), kept: now.filter(l => kept.includes(l)).length,
-              lines: now.length};
+              lines: now.length, keptBoxes: nowBoxes.filter(b => boxes.includes(b)).length, boxes: nowBoxes.length};
     }""" % (SHAPE, SHAPE), [before, after])
     assert got["patched"] == got["fresh"], label
     if label.startswith("letter ") or label in ("pinned", "pin moved", "diff marks", "alternating", "page start"):
         assert got["kept"] >= got["lines"] - 2, (label, got["kept"], got["lines"])  # only the edited line rebuilt
+    if label.startswith("letter at"):  # and of the edited line only the boxes the letter changed (patchLine)
+        assert got["keptBoxes"] >= got["boxes"] - 3, (label, got["keptBoxes"], got["boxes"])
 
 
 def test_a_focused_box_keeps_the_focus_and_the_tab_stop(bare):
@@ -180,6 +183,36 @@ def test_a_focused_box_keeps_the_focus_and_the_tab_stop(bare):
       return [document.activeElement === tok, [...root.querySelectorAll('[tabindex]')].map(t => t.dataset.pos)];
     }""", [a, b])
     assert got == [True, ["4"]]
+
+
+def test_a_chain_of_drawings_keeps_one_tab_stop_on_the_pin_or_the_first_box(bare):
+    """Drawings one after another with nothing else touching the boxes (token_spans.js then keeps the tab stop and
+    the pin it set, without looking through the DOM): each is a fresh drawing of its model, node by node (one
+    tabindex, on the pinned box, else the first)."""
+    base = PROSE[:300]
+    chain = [model(base, owner="c:x"), model(base, owner="c:x", pinned=5), model("Q" + base, owner="c:x", pinned=40),
+             model("Q" + base, owner="c:x", pinned=0), model("QZ" + base, owner="c:x"), model(base, owner="c:x", pinned=3),
+             model(base[:40], owner="c:x", pinned=3), model(base, owner="c:x"), model("", owner="c:x"),
+             model(base, owner="c:x", pinned=7)]
+    got = bare.evaluate("""chain => {
+      document.body.innerHTML = '';
+      const patched = document.createElement('div'), fresh = document.createElement('div');
+      document.body.append(patched, fresh);
+      const out = [];
+      for (const m of chain) {
+        M.draw(patched, m);
+        M.writePositions();
+        fresh.replaceChildren();
+        fresh.tlView = null;
+        M.draw(fresh, m);
+        out.push([(%s)(patched), (%s)(fresh), [...patched.querySelectorAll('[tabindex]')].map(t => t.dataset.pos)]);
+      }
+      return out;
+    }""" % (SHAPE, SHAPE), chain)
+    for k, (patched, fresh, stops) in enumerate(got):
+        assert patched == fresh, k
+        assert len(stops) == (1 if chain[k]["segs"] else 0), (k, stops)
+    assert [g[2] for g in got][:4] == [["0"], ["5"], ["40"], ["0"]]
 
 
 def test_positions_are_written_after_the_frame_and_before_a_click_reads_one(bare):

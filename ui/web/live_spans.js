@@ -5,7 +5,8 @@
 // holds buildModel equal to span_model (the slow, obviously-correct reference) on the tricky texts.
 //
 // A keystroke encodes only the lines it touched (editTokens, tokenizers/core/edits.py's rule: the tokens before
-// and after them are kept from the last text) for vocabularies whose pre-tokenizer is line-local, and models
+// and after them are kept from the last text) for vocabularies whose encoding is line-local (a line-local
+// pre-tokenizer; a SentencePiece model whose pieces hold no line break, with byte fallback), and models
 // only from those tokens on: the rows of kept segments are kept with them, colours, tooltips and names are
 // found through stamps on the rows. The whole text encoded (liveModel's `whole`) is the reference;
 // tests/test_live_edits.py holds the two equal, ids and model.
@@ -29,7 +30,7 @@ const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
 
 export const PALETTE_SIZE = 10;
 // the C pre-tokenizer's modes (tokenizers/bpe/native/lib.py MODES: GPT-2, GPT-4, o200k), whose patterns are
-// among tokenizers/core/edits.py's LINE_LOCAL_PATTERNS; mode 0 (none: SentencePiece) is not
+// among tokenizers/core/edits.py's LINE_LOCAL_PATTERNS (a SentencePiece model: spTable says when it is local)
 const LINE_LOCAL_MODES = new Set([1, 2, 3]);
 const MARKS = { " ": "·", "\n": "↵", "\t": "→", "\r": "␍" };
 const SPOKEN = { " ": ["space", "spaces"], "\n": ["newline", "newlines"], "\t": ["tab", "tabs"],
@@ -148,7 +149,13 @@ export function spTable(b) {
     specials: header.special_tokens,
     special,
     parses: false,
-    lineLocal: false,  // the dummy prefix ▁ acts at the text's start: the whole text is encoded
+    // an edit is encoded again only between line cuts (editTokens) when no piece holds a line break and the
+    // model has byte fallback: then a line break is never merged (its byte piece stands alone), the merges on
+    // either side of it are independent, and the text's ids are its parts' ids, each encoded without the dummy
+    // prefix but the first (tl_sp_encode_part; tests/test_native_sentencepiece.py proves it for the C core and
+    // sentencepiece's own). Without byte fallback a run of unknown characters is one <unk>, across a break.
+    // (A model whose normalizer removes extra whitespace, which is not local, never gets a blob: native_refusal.)
+    lineLocal: (header.sp_flags & 4) !== 0 && !Array.from(pieces.values()).some(p => p.includes("\n")),
     specialNewline: false,
     sp: { dummy: (header.sp_flags & 1) !== 0, byteOf },
     piece: (id) => pieces.get(id) || "",
@@ -171,7 +178,8 @@ export function spTable(b) {
 // literal ▁). The model's normalizer only turns spaces into ▁ and adds the dummy prefix, so each character of
 // a piece stands for one input character: itself, or for a ▁ a space or a literal ▁ (whichever the text has
 // there); the first piece's leading ▁ is the dummy prefix, which stands for nothing; a byte piece is one byte.
-function spLengths(text, ids, table, off) {
+// `atStart`: the text starts the whole text, where the dummy prefix is (a part of it after a line cut has none).
+function spLengths(text, ids, table, off, atStart) {
   const n = ids.length, lens = new Int32Array(n), byteOf = table.sp.byteOf;
   let b = 0;
   for (let k = 0; k < n; k++) {
@@ -179,7 +187,7 @@ function spLengths(text, ids, table, off) {
     let len = 0;
     if (byteOf.has(id)) len = 1;
     else {
-      let skip = k === 0 && table.sp.dummy;
+      let skip = k === 0 && table.sp.dummy && atStart;
       for (const ch of table.piece(id)) {
         if (ch === "\u2581") {
           if (skip) { skip = false; continue; }
@@ -199,10 +207,11 @@ function spLengths(text, ids, table, off) {
 }
 
 // ids of a text: the special-token strings parsed (leftmost, then the longest, as the library's finder) when
-// `parse`, the rest through the C core
-export function encodeText(vocab, specials, text, parse) {
+// `parse`, the rest through the C core; `atStart` false: the text is a part of a longer one that does not start
+// it (a SentencePiece model puts its dummy prefix only in front of the whole text)
+export function encodeText(vocab, specials, text, parse, atStart = true) {
   // (a SentencePiece model's caller passes parse false: it never parses its control pieces)
-  if (!parse) return Array.from(vocab.encode(text));
+  if (!parse) return Array.from(vocab.encode(text, atStart));
   const names = Object.keys(specials);
   const out = [];
   let at = 0;
@@ -253,11 +262,11 @@ function placeTokens(t, at, text, u0, u1, b0, c0, lens) {
   }
 }
 
-// The reference: the whole text encoded, and its tokens placed (`lengths`: each token's bytes)
-function wholeTokens(text, ids, lengths) {
+// The reference: the whole text's tokens placed (`ids` and `lens`, each token's bytes: textTokens' encode)
+function wholeTokens(text, [ids, lens]) {
   const t = newTokens(text, ids.length);
   t.ids.set(ids);
-  placeTokens(t, 0, text, 0, text.length, 0, 0, lengths(ids));
+  placeTokens(t, 0, text, 0, text.length, 0, 0, lens);
   return t;
 }
 
@@ -315,10 +324,10 @@ function tokenAt(t, at) {
 }
 
 // edits.retokenize: the tokens of `text` from those of `prev` (an earlier text, encoded with the same options)
-// outside the lines the edit touched; `encode` encodes the stretch between the cuts (ids), `lengths` gives its
-// tokens' bytes. null when nothing can be kept (no cut on either side, no token boundary at a cut): then the
+// outside the lines the edit touched; `encode(stretch, atStart)` encodes the stretch between the cuts: [ids, each
+// one's bytes]. null when nothing can be kept (no cut on either side, no token boundary at a cut): then the
 // caller encodes the whole text
-export function editTokens(prev, text, encode, lengths) {
+export function editTokens(prev, text, encode) {
   const old = prev.text;
   if (old === text) return prev;
   const [p, s] = commonAffixes(old, text);
@@ -327,14 +336,14 @@ export function editTokens(prev, text, encode, lengths) {
   const cOld = c - text.length + old.length;
   const i = tokenAt(prev, a), j = cOld < old.length ? tokenAt(prev, cOld) : prev.n;
   if (i === null || j === null || i > j) return null;
-  const mid = encode(text.slice(a, c)), m = mid.length, tail = prev.n - j;
+  const [mid, lens] = encode(text.slice(a, c), a === 0), m = mid.length, tail = prev.n - j;
   const t = newTokens(text, i + m + tail);
   t.kept = i + tail;  // tokens not encoded again (for the tests and benchmarks)
   t.ids.set(prev.ids.subarray(0, i));
   t.ids.set(mid, i);
   t.ids.set(prev.ids.subarray(j, prev.n), i + m);
   for (const x of ["b", "u", "c", "inside"]) t[x].set(prev[x].subarray(0, i));
-  placeTokens(t, i, text, a, c, prev.b[i], prev.c[i], lengths(mid));  // its last entry is the tail's first
+  placeTokens(t, i, text, a, c, prev.b[i], prev.c[i], lens);  // its last entry is the tail's first
   const db = t.b[i + m] - prev.b[j], du = c - cOld, dc = t.c[i + m] - prev.c[j];
   for (let k = 0; k <= tail; k++) {  // the tokens after the stretch: their starts shifted
     t.b[i + m + k] = prev.b[j + k] + db;
@@ -745,9 +754,9 @@ export function askServer(source) {
   window.dispatchEvent(new CustomEvent("tl-live-report", { detail: { key: source } }));
 }
 
-// After a whole encode (a SentencePiece model, no line cut): the rows of the segments at the start and at the end
-// whose tokens are the last text's, on the same characters (found by comparing the two encodes: nothing is
-// assumed of the encoder), so that buildModel looks up only the others
+// After a whole encode (no line cut around the edit, or a vocabulary that is not line-local): the rows of the
+// segments at the start and at the end whose tokens are the last text's, on the same characters (found by
+// comparing the two encodes: nothing is assumed of the encoder), so that buildModel looks up only the others
 function keepRows(prev, t) {
   const n = t.n, m = prev.n, [p, s] = commonAffixes(prev.text, t.text);
   let i = 0;
@@ -771,19 +780,21 @@ function spliceRows(r, n, head, from, tail) {
 }
 
 // The tokens of a column's text: from the same vocabulary's tokens of the text before (editTokens) when its
-// pre-tokenizer is line-local, else (or with `whole`, the reference) the whole text encoded
+// encoding is line-local (table.lineLocal), else (or with `whole`, the reference) the whole text encoded
 export function textTokens(v, text, parse, whole = false) {
-  const table = v.table, encode = (s) => encodeText(v.vocab, table.specials, s, parse);
-  const lengths = (ids) => {
-    const out = new Int32Array(ids.length);
-    for (let k = 0; k < ids.length; k++) out[k] = table.size(ids[k]);
-    return out;
+  const table = v.table;
+  const encode = (s, atStart) => {  // a stretch of the text: [its ids, each one's bytes]
+    const ids = encodeText(v.vocab, table.specials, s, parse, atStart);
+    if (table.sp) return [ids, spLengths(s, ids, table, offsets(s), atStart)];
+    const lens = new Int32Array(ids.length);
+    for (let k = 0; k < ids.length; k++) lens[k] = table.size(ids[k]);
+    return [ids, lens];
   };
   const last = v.last || (v.last = [null, null]), prev = last[parse ? 1 : 0];
   let t = null;
-  if (!whole && prev && table.lineLocal && !(parse && table.specialNewline)) t = editTokens(prev, text, encode, lengths);
+  if (!whole && prev && table.lineLocal && !(parse && table.specialNewline)) t = editTokens(prev, text, encode);
   if (!t) {
-    t = wholeTokens(text, encode(text), table.sp ? (ids) => spLengths(text, ids, table, offsets(text)) : lengths);
+    t = wholeTokens(text, encode(text, true));
     if (!whole && prev) keepRows(prev, t);
   }
   last[parse ? 1 : 0] = t;

@@ -12,9 +12,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const mine = (list) => !!list && (list.dataset.owner || "").startsWith(prefix);
   // a list's boxes are its children (model_html) or its lines' children (token_spans.js draws div.tl-line)
   const tokensOf = (list) => list.querySelectorAll(".tl-tok[data-pos]");
-  const setStop = (list, tok) => {  // the roving tab stop
+  const setStop = (list, tok) => {  // the roving tab stop (token_spans.js then reads the stops from the DOM again)
     for (const t of list.querySelectorAll('.tl-tok[tabindex="0"]')) if (t !== tok) t.tabIndex = -1;
     tok.tabIndex = 0;
+    touched();
   };
   const host = parentElement || document.body;
   // token_spans.js writes the boxes' positions (data-pos) after the frame that shows an edit: now, before one is read

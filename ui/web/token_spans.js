@@ -43,10 +43,42 @@ const breakText = (breaks) => breaks.replace(/\r\n?/g, "\n");
 const SKIP = 8;  // old lines a kept line may be found past the last one kept
 const ENDS = [[0, 0], [1, 1], [1, 0], [0, 1], [2, 2], [2, 1], [1, 2], [2, 0], [0, 2]];  // (new, old) last lines set aside
 
-// the boxes of segments [from, to) of the model, each line as {el, rows, key}; a row: {el, cls, ids, tip, label,
-// parts, breaks, pos} (what a later model is compared with; cls: the class this drawing last set)
+// the box of segment k of the model, put at the end of `into` with what follows it (its line breaks as text, or a
+// wbr); its row: {el, after, cls, ids, tip, label, parts, breaks, pos} (what a later model is compared with; after:
+// the node that follows the box; cls: the class this drawing last set)
+function buildBox(data, k, owned, into) {
+  const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
+  const box = document.createElement("span");
+  box.className = cls;
+  box.dataset.tip = data.tips[tip];
+  box.dataset.ids = ids;
+  box.dataset.pos = String(pos);
+  box.setAttribute("role", owned ? "option" : "img");
+  const label = (data.labels || [])[(data.label_of || [])[k]] || "";
+  box.setAttribute("aria-label", label);
+  if (owned && pinned(cls)) {
+    box.setAttribute("aria-selected", "true");
+    pinsSeen.push(box);
+  }
+  for (const [kind, text] of parts) {
+    if (!kind) {
+      box.append(text);
+    } else {
+      const mark = document.createElement("span");
+      mark.className = "tl-" + kind;
+      mark.textContent = text;
+      box.append(mark);
+    }
+  }
+  // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
+  // start an empty line of its own at the end of the block)
+  const after = breaks ? document.createTextNode(breakText(breaks)) : document.createElement("wbr");
+  into.append(box, after);
+  return { el: box, after, cls, ids, tip: data.tips[tip], label, parts, breaks, pos, shown: pos };
+}
+
+// the boxes of segments [from, to) of the model, each line as {el, rows, key}
 function buildLines(data, from, to, owned) {
-  const tips = data.tips, labels = data.labels || [], labelOf = data.label_of || [];
   const lines = [];
   let line = null;
   for (let k = from; k < to; k++) {
@@ -57,39 +89,38 @@ function buildLines(data, from, to, owned) {
       line = { el, rows: [], key: "", from: k };
       lines.push(line);
     }
-    const [cls, tip, ids, pos, parts, breaks] = data.segs[k];
-    const box = document.createElement("span");
-    box.className = cls;
-    box.dataset.tip = tips[tip];
-    box.dataset.ids = ids;
-    box.dataset.pos = String(pos);
-    box.setAttribute("role", owned ? "option" : "img");
-    const label = labels[labelOf[k]] || "";
-    box.setAttribute("aria-label", label);
-    if (owned && pinned(cls)) box.setAttribute("aria-selected", "true");
-    for (const [kind, text] of parts) {
-      if (!kind) {
-        box.append(text);
-      } else {
-        const mark = document.createElement("span");
-        mark.className = "tl-" + kind;
-        mark.textContent = text;
-        box.append(mark);
-      }
-    }
-    line.el.append(box);
-    if (breaks) line.el.append(breakText(breaks));
-    line.rows.push({ el: box, cls, ids, tip: tips[tip], label, parts, breaks, pos, shown: pos });
-    if (k + 1 === to || endsLine(breaks)) line.key = lineKey(data, [line.from, k + 1]);
-    // lines break between boxes only (see CSS); after a line break none is needed (and a wbr there would
-    // start an empty line of its own at the end of the block)
-    if (endsLine(breaks)) line = null;
-    else line.el.append(document.createElement("wbr"));
+    const row = buildBox(data, k, owned, line.el);
+    line.rows.push(row);
+    if (k + 1 === to || endsLine(row.breaks)) line.key = lineKey(data, [line.from, k + 1]);
+    if (endsLine(row.breaks)) line = null;
   }
   return lines;
 }
 
+// A line an edit changed, patched in place into segments [from, to) of the model (a keystroke changes a box or
+// two of a line): the boxes the same at its start and at its end are kept (their classes and positions set by
+// refresh), the others built again; false when no box is kept (the line is then built again whole). The line's
+// nodes are then those buildLines makes (tests/e2e/test_span_patch_browser.py holds a patched drawing equal to a
+// fresh one), with fewer new elements to style and lay out.
+function patchLine(line, data, [from, to], owned) {
+  const rows = line.rows, n = to - from, m = rows.length;
+  let a = 0;
+  while (a < m && a < n && sameRow(rows[a], data, from + a)) a++;
+  let b = 0;
+  while (b < m - a && b < n - a && sameRow(rows[m - 1 - b], data, to - 1 - b)) b++;
+  if (a + b === 0) return false;
+  const next = b ? rows[m - b].el : rows[m - 1].after.nextSibling;  // what the new boxes go before
+  const frag = document.createDocumentFragment(), built = [];
+  for (let k = from + a; k < to - b; k++) built.push(buildBox(data, k, owned, frag));
+  for (let i = a; i < m - b; i++) { rows[i].el.remove(); rows[i].after.remove(); }
+  line.el.insertBefore(frag, next);
+  line.rows = rows.slice(0, a).concat(built, rows.slice(m - b));
+  line.key = lineKey(data, [from, to]);
+  return true;
+}
+
 const pinned = (cls) => /(?:^| )tl-pin(?: |$)/.test(cls);
+let pinsSeen = [];  // the boxes this draw built or set pinned (draw's tab stop)
 
 // [from, to) of each line of the model's segments
 function lineRanges(segs) {
@@ -116,15 +147,17 @@ function sameParts(a, b) {
   return true;
 }
 
+// whether a drawn box (its row) holds segment k of the model (its class and position aside)
+function sameRow(r, data, k) {
+  const seg = data.segs[k];
+  return r.ids === seg[2] && r.breaks === seg[5] && r.tip === data.tips[seg[1]]
+    && r.label === ((data.labels || [])[(data.label_of || [])[k]] || "") && sameParts(r.parts, seg[4]);
+}
+
 // whether a drawn line holds the same boxes as segments [from, to) of the model (classes and positions aside)
 function sameLine(line, data, [from, to]) {
   if (line.rows.length !== to - from) return false;
-  const labels = data.labels || [], labelOf = data.label_of || [];
-  for (let k = from; k < to; k++) {
-    const r = line.rows[k - from], seg = data.segs[k];
-    if (r.ids !== seg[2] || r.breaks !== seg[5] || r.tip !== data.tips[seg[1]]
-        || r.label !== (labels[labelOf[k]] || "") || !sameParts(r.parts, seg[4])) return false;
-  }
+  for (let k = from; k < to; k++) if (!sameRow(line.rows[k - from], data, k)) return false;
   return true;
 }
 
@@ -136,8 +169,10 @@ function refresh(line, data, from, owned, dom) {
     const r = line.rows[j], seg = data.segs[from + j], cls = seg[0], pos = seg[3];
     if ((dom ? r.el.className : r.cls) !== cls) {
       r.el.className = r.cls = cls;
-      if (owned && pinned(cls)) r.el.setAttribute("aria-selected", "true");
-      else r.el.removeAttribute("aria-selected");
+      if (owned && pinned(cls)) {
+        r.el.setAttribute("aria-selected", "true");
+        pinsSeen.push(r.el);
+      } else r.el.removeAttribute("aria-selected");
     }
     r.pos = pos;  // its data-pos later (writePositions)
     if (r.shown !== pos) moved = true;
@@ -189,6 +224,7 @@ function draw(root, data) {
   div.setAttribute("aria-label", data.label || "Tokens");
   delete div.dataset.live;  // what drew it (liveDraw says so again)
   delete div.dataset.ids;
+  pinsSeen = [];
   const old = view.lines, ranges = lineRanges(data.segs);
   const dom = view.touched !== LIVE.touched;  // token_clicks.js has set classes itself since the last draw
   view.touched = LIVE.touched;
@@ -230,6 +266,18 @@ function draw(root, data) {
       after = plan[j] = q.shift();
     }
   }
+  // a run of new lines not kept, between two kept ones (or an end), where as many old lines are not kept: each
+  // old line is patched into the new one at its place when they share boxes at the start or the end (patchLine)
+  for (let j = 0, prev = -1; j < ranges.length;) {
+    if (plan[j] >= 0) { prev = plan[j++]; continue; }
+    let e = j;
+    while (e < ranges.length && plan[e] < 0) e++;
+    const nextOld = e < ranges.length ? plan[e] : old.length;
+    if (nextOld - prev - 1 === e - j) {
+      for (let k = j; k < e; k++) if (patchLine(old[prev + 1 + k - j], data, ranges[k], owned)) plan[k] = prev + 1 + k - j;
+    }
+    j = e;
+  }
   const kept = new Uint8Array(old.length);
   for (const i of plan) if (i >= 0) kept[i] = 1;
   for (let i = 0; i < old.length; i++) if (!kept[i]) old[i].el.remove();
@@ -262,10 +310,23 @@ function draw(root, data) {
   if (view.tail) last.el.append(view.tail);
   if (owned) {  // one tab stop (the pinned token, else the first; a focused box keeps it); token_clicks.js moves it
     const a = document.activeElement;
-    const stop = (a && a.classList && a.classList.contains("tl-tok") && div.contains(a) && a)
-      || div.querySelector(".tl-pin") || div.querySelector(".tl-tok");
-    for (const t of div.querySelectorAll("[tabindex]")) if (t !== stop) t.removeAttribute("tabindex");
-    if (stop) stop.tabIndex = 0;
+    const focused = a && a.classList && a.classList.contains("tl-tok") && div.contains(a) ? a : null;
+    if (dom || !view.tabs) {  // from the DOM: a fresh drawing, or token_clicks.js has pinned or moved the stop
+      view.pin = div.querySelector(".tl-pin");
+      view.stop = focused || view.pin || div.querySelector(".tl-tok");
+      for (const t of div.querySelectorAll("[tabindex]")) if (t !== view.stop) t.removeAttribute("tabindex");
+      view.tabs = true;
+    } else {  // else only the last stop has a tabindex, and the pin is the one this draw set or the last one
+      const seen = pinsSeen.filter(el => el.isConnected && el.classList.contains("tl-pin"));
+      view.pin = seen.length ? seen[seen.length - 1]
+        : view.pin && view.pin.isConnected && view.pin.classList.contains("tl-pin") ? view.pin : null;
+      const stop = focused || view.pin || (view.lines.length ? view.lines[0].rows[0].el : null);
+      if (view.stop && view.stop !== stop) view.stop.removeAttribute("tabindex");
+      view.stop = stop;
+    }
+    if (view.stop) view.stop.tabIndex = 0;
+  } else if (dom) {  // no tab stops in a group of images (one token_clicks.js set on a kept box goes)
+    for (const t of div.querySelectorAll("[tabindex]")) t.removeAttribute("tabindex");
   }
   return div;
 }

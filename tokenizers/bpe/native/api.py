@@ -213,9 +213,10 @@ class SentencePieceEncoder(_Handle):
         self._own(self._lib.tl_sp_new(bits, unk_id, _addr(bids), blob, _addr(starts), _addr(ids), _addr(scores),
                                       len(ids)))
 
-    def encode(self, data: bytes) -> list[int]:
+    def encode(self, data: bytes, *, at_start: bool = True) -> list[int]:
+        """`at_start` False: `data` is a part of a text that does not start it (no dummy prefix in front)."""
         out = array("i", bytes(4 * (3 * len(data) + 3)))
-        n = self._lib.tl_sp_encode(self._h, data, len(data), _addr(out))
+        n = self._lib.tl_sp_encode_part(self._h, data, len(data), _addr(out), int(at_start))
         if n < 0:
             raise MemoryError("native core: encoding ran out of memory")
         del out[n:]

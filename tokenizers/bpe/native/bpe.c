@@ -892,6 +892,10 @@ static int64_t sp_segment(const tl_sp *m, spheap *h, spsyms *sy, int32_t first, 
 #define SP_CACHED 256 /* segments up to this many bytes are remembered within one call */
 
 int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) {
+    return tl_sp_encode_part(m, s, n, out, 1);
+}
+
+int64_t tl_sp_encode_part(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out, int at_start) {
     if (n <= 0) return 0;
     if (n >= (1 << 29)) return -1;
     /* the normalized text: at most 3 bytes per input byte (a space or a bad byte) and the prefix's 3;
@@ -909,7 +913,7 @@ int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out) 
     /* 1. normalize, one symbol per character */
 #define SP_SYMBOL(bytes, count, piece, point) do { sy.start[nsym] = nt; sy.len[nsym] = (count); \
         sy.k[nsym] = (piece); cp[nsym] = (point); nsym++; memcpy(t + nt, (bytes), (count)); nt += (count); } while (0)
-    if (m->flags & TL_SP_DUMMY_PREFIX) SP_SYMBOL("\xE2\x96\x81", 3, m->meta, 0x2581);
+    if ((m->flags & TL_SP_DUMMY_PREFIX) && at_start) SP_SYMBOL("\xE2\x96\x81", 3, m->meta, 0x2581);
     for (int64_t i = 0; i < n;) {
         int len = utf8_len(s + i, n - i);
         if (len == 0) {

@@ -19,7 +19,7 @@ MODES = {"gpt2": 1, "gpt4": 2, "o200k": 3}  # pre-tokenizer modes known to the C
 # it exports to JavaScript (tokenizers/bpe/native/tl_wasm.js calls these)
 WASM_SOURCES = ("tl_wasm.c",)
 WASM_EXPORTS = ("tl_alloc", "tl_dealloc", "tl_encoder_new", "tl_encoder_free", "tl_encode", "tl_split",
-                "tl_sp_new", "tl_sp_free", "tl_sp_encode")
+                "tl_sp_new", "tl_sp_free", "tl_sp_encode", "tl_sp_encode_part")
 SP_FLAGS = {"dummy_prefix": 1, "escape_spaces": 2, "byte_fallback": 4}  # tl_native.h's TL_SP_*
 
 
@@ -143,6 +143,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tl_sp_new": ([c_int, ctypes.c_int32, c_void_p, c_char_p, c_void_p, c_void_p, c_void_p, c_int64], c_void_p),
         "tl_sp_free": ([c_void_p], None),
         "tl_sp_encode": ([c_void_p, c_char_p, c_int64, c_void_p], c_int64),
+        "tl_sp_encode_part": ([c_void_p, c_char_p, c_int64, c_void_p, c_int], c_int64),
     }
     for name, (args, res) in sig.items():
         fn = getattr(lib, name)

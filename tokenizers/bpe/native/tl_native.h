@@ -77,5 +77,11 @@ void tl_sp_free(tl_sp *m);
 /* encode the UTF-8 text s[0..n); out must hold 3 * n + 3 ids (the normalized text's bytes: a space
    becomes 3, and the dummy prefix adds 3). The number of ids, or -1 (memory, or n >= 2^29). */
 int64_t tl_sp_encode(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out);
+/* the same for s[0..n) that is a part of a text: at_start 0 when it does not start the text, and then no
+   dummy prefix goes in front (tl_sp_encode is at_start 1). Where no piece holds a line break and the
+   model has byte fallback, a text's ids are those of its parts cut after line breaks, each encoded so:
+   a break's byte piece never merges (tl_sp.inner), and the prefix acts only at the start
+   (tests/test_native_sentencepiece.py, test_a_text_is_its_parts_cut_after_line_breaks) */
+int64_t tl_sp_encode_part(const tl_sp *m, const uint8_t *s, int64_t n, int32_t *out, int at_start);
 
 #endif

@@ -132,17 +132,19 @@ const TokenLensWasm = (() => {
       this.out = this.core.alloc(4 * (this.sp ? 3 * this.cap + 3 : this.cap));
     }
 
-    encodeBytes(data) {  // UTF-8 bytes -> Int32Array of ids
+    // UTF-8 bytes -> Int32Array of ids; `atStart` false: the bytes are a part of a text that does not start
+    // it, which a SentencePiece model encodes without its dummy prefix (bpe.c tl_sp_encode_part)
+    encodeBytes(data, atStart = true) {
       this.scratch(data.length);
       this.core.u8().set(data, this.buf);
       const x = this.core.x, n = BigInt(data.length);
-      const k = Number(this.sp ? x.tl_sp_encode(this.h, this.buf, n, this.out)
+      const k = Number(this.sp ? x.tl_sp_encode_part(this.h, this.buf, n, this.out, atStart ? 1 : 0)
                                : x.tl_encode(this.h, this.mode, this.buf, n, this.out));
       if (k < 0) throw new Error("wasm: encoding failed");
       return new Int32Array(this.core.x.memory.buffer, this.out, k).slice();
     }
 
-    encode(text) { return this.encodeBytes(this.core.enc.encode(text)); }
+    encode(text, atStart = true) { return this.encodeBytes(this.core.enc.encode(text), atStart); }
 
     free() {
       const x = this.core.x;
