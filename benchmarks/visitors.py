@@ -32,8 +32,10 @@ Parts:
               --send-rule: "keystroke" is ui/web/live_text.js today (a key after a quiet moment at
               once, a quick burst's keys together --debounce-ms after the last, default 150),
               "pause" a box whose columns tokenize in the browser (one send --debounce-ms after the
-              last key of a run, default 500). --burst-keys 1 (the default) is the light visitor
-              above: one edit a pause, the same under both rules.
+              last key of a run, default 500), which goes, as the browser's does, to the counts' text
+              sink once the server made it light (st_client.Visitor.type_text: a run of the counts alone).
+              --burst-keys 1 (the default) is the light visitor above: one edit a pause, the same under
+              both rules.
   payload     what one rerun sends the browser at --payload-kb KB (bytes; the spans' share), for a browser
               that draws the columns it can (its live box reports them, as live_text.js does) and for one
               without WebAssembly (the server draws every column)
