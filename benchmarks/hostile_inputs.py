@@ -171,7 +171,9 @@ class Ctx:
 
 
 async def load_file(v, name: str, data: bytes, **settings):
-    """Compare's "Load your own tokenizer file": upload, its settings, then Load."""
+    """Compare's "Load your own tokenizer file": open it, upload, its settings, then Load."""
+    if "compare_upload_file" not in v.widgets:
+        await v.set(compare_upload_panel=True)  # its widgets are drawn only while it is open
     await v.upload("compare_upload_file", [(name, data)])
     if settings:
         await v.set(**settings)
@@ -203,6 +205,7 @@ def _decoder(times: int, doublings: int = 24):
             if seen(run) != "ok":
                 return seen(run)
             ids = ", ".join([str(hostile.doubling_token_id(doublings))] * times)
+            await v.set(compare_decoder=True)  # open: its widgets are drawn only then
             run = await v.set(compare_decode_tok=option(v, "compare_decode_tok", "double"), compare_decode_ids=ids)
             return seen(run) + f" ({run.received / 1e6:.1f} MB sent)"
     return attack

@@ -11,7 +11,8 @@ the way the browser does (a PUT to /_stcore/upload_file/<session>/<file>, with t
 header, then the uploader's state):
 
     await v.goto("bpe-lab")                               # another page, same session
-    await v.set(compare_decode_ids="279, 279")            # text inputs, selectboxes (by label), toggles...
+    await v.set(compare_decoder=True)                     # toggles, and expanders and popovers that keep state
+    await v.set(compare_decode_ids="279, 279")            # text inputs, selectboxes (by label)...
     await v.click("compare_upload_load")                  # a button
     await v.upload("compare_upload_file", [("tokenizer.json", data)])
 
@@ -141,6 +142,12 @@ class Visitor:
             elif kind == "delta":
                 if f.delta.fragment_id:
                     self.fragment = f.delta.fragment_id
+                if f.delta.WhichOneof("type") == "add_block":  # an expander or popover that keeps its state
+                    block = f.delta.add_block
+                    what = block.WhichOneof("type")
+                    bid = getattr(block, what).id if what in ("expandable", "popover") else ""
+                    if bid.startswith("$$ID-"):
+                        self.widgets[bid.split("-", 2)[2]] = (bid, what, getattr(block, what))
                 if f.delta.WhichOneof("type") == "new_element":
                     el = f.delta.new_element
                     what = el.WhichOneof("type")
@@ -201,7 +208,7 @@ class Visitor:
         state = WidgetState(id=wid)
         if what in ("button", "download_button"):
             state.trigger_value = True
-        elif what in ("checkbox", "toggle"):
+        elif what in ("checkbox", "toggle", "expandable", "popover"):  # a stateful block: open or not
             state.bool_value = bool(value)
         elif what == "multiselect" or (isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value)):
             state.string_array_value.data.extend(value)  # a multiselect's or select_slider's labels

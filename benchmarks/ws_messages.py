@@ -134,7 +134,7 @@ def run_compare(n: int, label: str) -> None:
         measure("compare", label, view, at, set_state(compare_view=view))
     measure("compare", label, "A and B", at, set_state(compare_view="Spans", compare_ab=True, compare_text_b=text))
     ids = ", ".join(["15339"] * (n // 7))[:n]
-    measure("compare", label, "decoder", at, set_state(compare_ab=False, compare_decode_ids=ids))
+    measure("compare", label, "decoder", at, set_state(compare_ab=False, compare_decoder=True, compare_decode_ids=ids))
 
 
 def run_chat(n: int, label: str) -> None:

@@ -321,6 +321,7 @@ def _compare_text_b(at, value):
 
 
 def _compare_decoder(at, value):
+    at.session_state["compare_decoder"] = True  # open: its widgets are drawn only then
     at.session_state["compare_decode_ids"] = value
     at.run()
     return at
@@ -425,7 +426,8 @@ def _gap_model_everywhere(at, value):
     if at.exception or "lab_bpe" not in at.session_state["user_tokenizers"]:
         return at
     steps = [("compare", {"compare_tokenizers": ["lab_bpe", "gpt2"], "compare_text": "hello <|a|> world",
-                          "compare_special": True, "compare_decode_tok": "lab_bpe", "compare_decode_ids": "6151, 50000, 300"}),
+                          "compare_special": True, "compare_decoder": True, "compare_decode_tok": "lab_bpe",
+                          "compare_decode_ids": "6151, 50000, 300"}),
              ("inside", {"inside_tok": "lab_bpe", "inside_text": "hello <|a|>", "inside_decode": "6151, 50000",
                          "inside_vq": "6151"}),
              ("inside", {"inside_tok": "lab_bpe", "inside_by_id": True, "inside_id": "6151"}),

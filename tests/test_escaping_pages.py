@@ -157,6 +157,7 @@ def test_compare_uploaded_tokenizer_named_with_markdown():
     at.session_state[f"{K}diff"] = True
     at.session_state[f"{K}ref"] = name
     run(at)
+    at.session_state[f"{K}decoder"] = True
     at.session_state[f"{K}decode_tok"] = name
     at.session_state[f"{K}decode_ids"] = "1, 2, 3"
     run(at)
@@ -171,6 +172,7 @@ def test_compare_uploaded_tokenizer_named_with_markdown():
 
 def test_compare_decoder_with_hostile_ids():
     at = app(text="hi", tokenizers="gpt2")
+    at.session_state[f"{K}decoder"] = True  # open: its widgets are drawn only then
     for raw in (PAYLOADS["md_link"], LINK, "(https://ev.il) 1", "1 www.evil.example", "99999999999999999", "1" * 40, "²", "-1"):
         at.session_state[f"{K}decode_ids"] = raw
         assert_safe(run(at))
@@ -504,6 +506,7 @@ def test_a_catastrophic_uploaded_pattern_gives_a_message_on_every_page(quick_pat
     run(at)
     assert "**slow.tiktoken** could not tokenize this text: The split pattern ran for more than" in errors(at), errors(at)
     assert "gpt2" in " ".join(h.proto.body for h in at.get("html"))  # the other tokenizers still drawn
+    at.session_state[f"{K}decoder"] = True
     at.session_state[f"{K}decode_tok"] = "slow.tiktoken"
     assert_safe(run(at))
     at.switch_page("app_pages/inside.py")
