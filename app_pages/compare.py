@@ -312,10 +312,18 @@ def pinned_token(results: dict, clean: str, clean_b: str) -> tuple | None:
     return pinned
 
 
-def text_notes(inp: Inputs, clean: str, clean_b: str, tokenizers: dict, results: dict) -> None:
-    """What the text holds that the reader should know: special-token strings, a trailing space."""
+def text_findings(clean: str, clean_b: str, tokenizers: dict, results: dict) -> tuple[list, list]:
+    """What the text holds that the reader should know (text_notes says it; quiet_text asks whether there is
+    any): the special-token strings in either text, and the tokenizers whose tokens of text A end in a
+    trailing space of its own."""
     specials = analysis.special_strings_in(clean + clean_b,
                                            sorted({s for t in tokenizers.values() for s in t.special_tokens}))
+    return specials, [n for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
+
+
+def text_notes(inp: Inputs, found: tuple[list, list]) -> None:
+    """text_findings, said: special-token strings, a trailing space."""
+    specials, trailing = found
     if specials:
         shown = ", ".join(md_code(s) for s in specials)
         if inp.parse_special:
@@ -324,9 +332,8 @@ def text_notes(inp: Inputs, clean: str, clean_b: str, tokenizers: dict, results:
         else:
             st.info(f"The text contains {shown}. Parsing is **off**: it is split like any other text. "
                     "Turn on *Parse special tokens* to see it as the single special token a model would get.")
-    trailing = [md_title(n) for n, toks in results.items() if analysis.trailing_space_token(clean, toks)]
     if trailing:
-        st.info("The text ends in a space that becomes its own token in " + ", ".join(trailing)
+        st.info("The text ends in a space that becomes its own token in " + ", ".join(md_title(n) for n in trailing)
                 + ". In ordinary text a space belongs to the next word (' world'), so models rarely see a lone "
                 "trailing space; prompts that end in one can behave oddly.")
 
@@ -541,18 +548,14 @@ def columns(s: Shown) -> None:
 
 
 # -- counts, downloads, decoder ---------------------------------------------------------------------------
-def quiet_text(inp: Inputs, clean: str, replaced: int, size: int, tokenizers: dict, results: dict) -> bool:
+def quiet_text(inp: Inputs, clean: str, replaced: int, size: int, results: dict, found: tuple[list, list]) -> bool:
     """Whether the page above the counts shows nothing of this text but its spans, heads and counts (which
     the browser draws as the person types): not empty, nothing replaced or cut, short enough for the link,
     one page of spans, no special-token string or trailing-space token to point out, every tokenizer's
     tokens. Then, and while it stays so, a pause in typing runs only the counts (counts_view)."""
     if not clean or replaced or size > limits.COMPARE_TEXT_BYTES or len(clean) > URL_TEXT_LIMIT:
         return False
-    if len(results) != len(inp.names) or page_windows(clean, results)[1] > 1:
-        return False
-    specials = sorted({x for t in tokenizers.values() for x in t.special_tokens})
-    return (not analysis.special_strings_in(clean, specials)
-            and not any(analysis.trailing_space_token(clean, toks) for toks in results.values()))
+    return len(results) == len(inp.names) and page_windows(clean, results)[1] == 1 and not any(found)
 
 
 def light(s: Shown) -> bool:
@@ -576,7 +579,8 @@ def counts_view(s: Shown) -> None:
         clean, more = clean_text(text)
         clean, size = limits.cut_text(clean, limits.COMPARE_TEXT_BYTES)
         results = tokenize_all(s.tokenizers, clean, s.inputs.parse_special)
-        if not (light(s) and quiet_text(s.inputs, clean, more, size, s.tokenizers, results)
+        found = text_findings(clean, "", s.tokenizers, results)
+        if not (light(s) and quiet_text(s.inputs, clean, more, size, results, found)
                 and set(results) <= reported(f"{K}text")):
             st.rerun()
         links.write("compare", text=clean)
@@ -724,9 +728,10 @@ def compare_view():
     pinned = pinned_token(results, clean, clean_b)
     with a.view:  # beside the view radio
         diff_on, ref = diff_controls(inp, results)
-    text_notes(inp, clean, clean_b, tokenizers, results)
+    found = text_findings(clean, clean_b, tokenizers, results)
+    text_notes(inp, found)
     shown = Shown(inp, clean, clean_b, tokenizers, results, results_b, diff_on, ref, pinned, (size_a, size_b),
-                  quiet=quiet_text(inp, clean, inp.replaced + more + more_b, size_a, tokenizers, results))
+                  quiet=quiet_text(inp, clean, inp.replaced + more + more_b, size_a, results, found))
     columns(shown)
     counts_view(shown)
     decoder(tokenizers)
