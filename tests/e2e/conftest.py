@@ -55,6 +55,43 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A browser test that failed says what its pages showed and what the server logged, so a failure on
+    a machine nobody can look at (CI) can still be read."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when == "call" and rep.failed and "browser" in getattr(item, "funcargs", {}):
+        browser = item.funcargs["browser"]
+        pages = [pg for ctx in browser.contexts for pg in ctx.pages]
+        rep.sections.append(("what the pages showed", describe_pages(pages) or "(no page open)"))
+        rep.sections.append(("the server's log, last lines", server_log_tail()))
+
+
+def describe_pages(pages, chars: int = 800) -> str:
+    """Each page's address, its exceptions and errors, and the start of its main area's text."""
+    out = []
+    for k, pg in enumerate(pages):
+        try:
+            text = pg.evaluate("() => (document.querySelector(\"[data-testid='stMain']\") || document.body).innerText")
+            shown = " ".join(text.split())[:chars]
+            exceptions = pg.locator("[data-testid='stException']").count()
+            pg.screenshot(path=str(ROOT / "artifacts" / f"failed-page-{k}.png"), timeout=5_000)
+        except Exception as e:  # the page is gone or busy: say so, and go on to the next
+            shown, exceptions = f"(could not read: {type(e).__name__}: {str(e)[:200]})", "?"
+        out.append(f"[{k}] {pg.url}\n    exceptions: {exceptions}; page errors: {getattr(pg, 'errors', '?')}\n"
+                   f"    console errors: {getattr(pg, 'console_errors', '?')}\n    main: {shown}")
+    return "\n".join(out)
+
+
+def server_log_tail(lines: int = 40) -> str:
+    log = ROOT / "artifacts" / "streamlit-e2e.log"
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) or "(empty)"
+    except OSError as e:
+        return f"(no log: {e})"
+
+
 def _require_browser():
     missing = []
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):

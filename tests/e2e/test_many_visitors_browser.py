@@ -13,7 +13,7 @@ import random
 import re
 import urllib.parse
 
-from tests.e2e.conftest import new_context, screenshot, wait_for_app
+from tests.e2e.conftest import describe_pages, new_context, screenshot, wait_for_app
 from tokenizers import get_tokenizer, lab_jobs
 from tokenizers.core.patterns import GPT4_PATTERN
 
@@ -94,6 +94,9 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
             pg = ctx.new_page()
             errs: list[str] = []
             pg.on("pageerror", lambda e, errs=errs: errs.append(str(e)))
+            pg.errors = errs  # for describe_pages
+            pg.console_errors = []
+            pg.on("console", lambda m, pg=pg: m.type == "error" and pg.console_errors.append(m.text[:300]))
             contexts.append(ctx), pages.append(pg), errors.append(errs)
 
         # 1. every visitor opens the Lab and pastes its own corpus (vocabulary size left at 276)
@@ -130,14 +133,14 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
             box.press("Escape")
         # 5. all type the same text: each page still shows its own model's cut (its word as one token)
         for pg in pages:
-            pg.get_by_label("Text", exact=True).fill(common)
+            pg.get_by_label("Text", exact=True).fill(common, timeout=TIMEOUT)
         for k, pg in enumerate(pages):
             wait_counts(pg, expected_common[k])
             whole = [w for w in ws if w in {t.strip() for t in lab_tokens(pg)}]
             assert whole == [ws[k]], f"visitor {k}'s model keeps {whole} whole, not only its own word"
         # 6. and each its own text again
         for k, pg in enumerate(pages):
-            pg.get_by_label("Text", exact=True).fill(texts[k])
+            pg.get_by_label("Text", exact=True).fill(texts[k], timeout=TIMEOUT)
         # 7. each page: its own text, its own model's tokens and counts, nobody else's, no error
         for k, pg in enumerate(pages):
             wait_counts(pg, expected[k])
@@ -154,6 +157,9 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
             assert not errors[k], errors[k]
         screenshot(pages[0], "many-visitors-0")
         screenshot(pages[-1], f"many-visitors-{N - 1}")
+    except Exception:
+        print(describe_pages(pages))  # shown with the failure: the pages are closed below
+        raise
     finally:
         for ctx in contexts:
             ctx.close()
