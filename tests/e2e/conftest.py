@@ -168,12 +168,17 @@ def browser(app_url):
         b.close()
 
 
-def watched_page(browser, width: int, height: int):
-    """(context, page) from new_context, the page's uncaught script errors collected in `page.errors`."""
-    ctx = new_context(browser, viewport={"width": width, "height": height})
+def watched_page(browser, width: int = 1280, height: int = 720, *, init: str | None = None, **kw):
+    """(context, page) from new_context (`kw` its options, `init` a script for every document), the page's
+    uncaught script errors collected in `page.errors` and its console's errors in `page.console_errors`."""
+    ctx = new_context(browser, viewport={"width": width, "height": height}, **kw)
+    if init:
+        ctx.add_init_script(init)
     pg = ctx.new_page()
     pg.errors = []
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.console_errors = []  # read only when a test fails (describe_pages)
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text[:300]))
     return ctx, pg
 
 

@@ -4,7 +4,7 @@ and hostile text shown as its characters."""
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, choose, new_context, settle, wait_for_app
+from tests.e2e.conftest import SHOTS, choose, settle, wait_for_app, watched_page
 from tests.payloads import PAYLOADS
 
 TIMEOUT = 90_000
@@ -28,10 +28,8 @@ def count_is(page, n: str) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_where_a_prompt_ends(browser, app_url, scheme):
-    ctx = new_context(browser, viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, 1280, 720, color_scheme=scheme)
+    errors = page.errors
     page.goto(f"{app_url}/quirks?card=healing")  # the gallery shows one card at a time
     wait_for_app(page)
     card = page.locator(".st-key-quirks_healing_card")

@@ -4,7 +4,8 @@ binary one, one that is not UTF-8) named in messages while the good file is meas
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, new_context, rerun, settle, wait_drawn, wait_for_app, wait_plotted
+from tests.e2e.conftest import (SHOTS, new_context, rerun, settle, wait_drawn, wait_for_app, wait_plotted,
+                                watched_page)
 
 
 def shot(page, locator, name: str) -> None:
@@ -17,10 +18,8 @@ def shot(page, locator, name: str) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_corpus_metrics_view(browser, app_url, scheme):
-    ctx = new_context(browser, viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, 1280, 720, color_scheme=scheme)
+    errors = page.errors
     page.goto(f"{app_url}/languages?languages_view=Corpus+metrics")
     wait_for_app(page)
     wait_plotted(page, 2)

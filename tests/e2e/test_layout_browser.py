@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import new_context, screenshot, settle, wait_for_app
+from tests.e2e.conftest import screenshot, settle, wait_for_app, watched_page
 from tokenizers import default_tokenizers, get_tokenizer
 from ui.examples import EXAMPLES
 
@@ -47,10 +47,8 @@ BOXES = """() => {
 
 
 def visit(browser, app_url, viewport: dict, scheme: str, query: dict | None = None, **kw):
-    ctx = new_context(browser, viewport=viewport, color_scheme=scheme, **kw)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, viewport["width"], viewport["height"], color_scheme=scheme, **kw)
+    errors = page.errors
     page.goto(app_url + ("/?" + urllib.parse.urlencode(query) if query else ""))
     wait_for_app(page)
     page.locator(".tl-spans .tl-tok").first.wait_for(timeout=TIMEOUT)

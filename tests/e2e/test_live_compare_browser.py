@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import new_context, rerun, runs_asked, screenshot, settle, wait_for_app
+from tests.e2e.conftest import new_context, rerun, runs_asked, screenshot, settle, wait_for_app, watched_page
 from tests.e2e.test_payloads_browser import Watch
 from tests.payloads import PAYLOADS
 
@@ -26,13 +26,7 @@ LIVE_DRAWN = """([n, text]) => { const s = [...document.querySelectorAll('.tl-sp
 
 
 def open_compare(browser, app_url, names, *, init: str | None = None, **query):
-    ctx = new_context(browser, viewport={"width": 1400, "height": 2200})
-    if init:
-        ctx.add_init_script(init)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
+    ctx, page = watched_page(browser, 1400, 2200, init=init)
     q = "&".join(f"{k}={v}" for k, v in {"tokenizers": ",".join(names), **query}.items())
     page.goto(f"{app_url}/?{q}")
     wait_for_app(page, TIMEOUT)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import new_context, screenshot, settle, wait_for_app
+from tests.e2e.conftest import new_context, screenshot, settle, wait_for_app, watched_page
 from tests.e2e.test_notebook_browser import page_of
 from tokenizers import get_tokenizer
 
@@ -73,10 +73,8 @@ def keep(path: Path, name: str) -> None:
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 720)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_compare_at_xl_breaks_only_long_tokens_and_marks_each_break(browser, app_url, width, height, scheme):
-    ctx = new_context(browser, viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, width, height, color_scheme=scheme)
+    errors = page.errors
     try:
         query = {"text": TEXT, "tokenizers": "cl100k_base,gpt2", "font": "XL"}
         page.goto(f"{app_url}/?{urllib.parse.urlencode(query)}")

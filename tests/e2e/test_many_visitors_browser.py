@@ -13,7 +13,7 @@ import random
 import re
 import urllib.parse
 
-from tests.e2e.conftest import describe_pages, new_context, screenshot, wait_for_app
+from tests.e2e.conftest import describe_pages, screenshot, wait_for_app, watched_page
 from tokenizers import get_tokenizer, lab_jobs
 from tokenizers.core.patterns import GPT4_PATTERN
 
@@ -90,14 +90,8 @@ def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
     contexts, pages, errors = [], [], []
     try:
         for k in range(N):
-            ctx = new_context(browser, viewport={"width": 1280, "height": 1400})
-            pg = ctx.new_page()
-            errs: list[str] = []
-            pg.on("pageerror", lambda e, errs=errs: errs.append(str(e)))
-            pg.errors = errs  # for describe_pages
-            pg.console_errors = []
-            pg.on("console", lambda m, pg=pg: m.type == "error" and pg.console_errors.append(m.text[:300]))
-            contexts.append(ctx), pages.append(pg), errors.append(errs)
+            ctx, pg = watched_page(browser, 1280, 1400)
+            contexts.append(ctx), pages.append(pg), errors.append(pg.errors)
 
         # 1. every visitor opens the Lab and pastes its own corpus (vocabulary size left at 276)
         for pg in pages:

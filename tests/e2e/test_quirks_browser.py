@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import SHOTS, choose, new_context, rerun, screenshot, settle, wait_for_app, wait_plotted
+from tests.e2e.conftest import (SHOTS, choose, new_context, rerun, screenshot, settle, wait_for_app, wait_plotted,
+                                watched_page)
 from tokenizers import default_tokenizers
 from ui.quirks import CARD_BY_KEY, CARDS
 
@@ -93,10 +94,8 @@ MAIN_HEIGHT = "() => document.querySelector('[data-testid=stMain]').scrollHeight
 def test_the_deck_shows_one_card_with_next_previous_and_the_list(browser, app_url):
     """Failed on main: all 12 cards were drawn one under another, 15,749 px at 1280x720 (22 screens; the
     issue counted 13,910 px with 11 cards), with no Previous, Next or card list."""
-    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, 1280, 720)
+    errors = page.errors
     page.goto(f"{app_url}/quirks")
     wait_for_app(page)
     show(page, "spelling")
@@ -139,10 +138,8 @@ def test_open_on_compare_stays_in_the_tab_and_back_on_quirks_the_card_is_there(b
     visitor's models were not there), and Compare read its link only once per visit."""
     import urllib.parse
 
-    ctx = new_context(browser, viewport={"width": 1280, "height": 720})
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, 1280, 720)
+    errors = page.errors
     page.goto(f"{app_url}/?text=hello&tokenizers=gpt2")
     wait_for_app(page)
     with rerun(page):  # a setting of this visit on Compare

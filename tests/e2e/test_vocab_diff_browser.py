@@ -2,7 +2,7 @@
 three questions from their buttons, its link reproduces the view in a new visit, and it fits 1280×720 in
 light and dark (screenshots in artifacts/screenshots/)."""
 
-from tests.e2e.conftest import new_context, rerun, screenshot, settle, wait_drawn, wait_for_app, wait_plotted
+from tests.e2e.conftest import rerun, screenshot, settle, wait_drawn, wait_for_app, wait_plotted, watched_page
 
 
 def metric(page, label: str) -> str:
@@ -11,10 +11,8 @@ def metric(page, label: str) -> str:
 
 
 def open_diff(browser, app_url: str, query: str = "", **kw):
-    ctx = new_context(browser, **kw)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, **kw)
+    errors = page.errors
     page.goto(f"{app_url}/vocab-diff{query}")
     wait_for_app(page)
     page.locator("[data-testid='stMetric']").first.wait_for(timeout=60_000)
@@ -23,7 +21,7 @@ def open_diff(browser, app_url: str, query: str = "", **kw):
 
 
 def test_questions_link_and_screenshots(browser, app_url):
-    ctx, page, errors = open_diff(browser, app_url, viewport={"width": 1280, "height": 720})
+    ctx, page, errors = open_diff(browser, app_url)
     assert page.get_by_text("Page not found").count() == 0
     assert metric(page, "Added by B") == "114,965" and metric(page, "Dropped by B") == "15,223"
     wait_plotted(page)
@@ -51,7 +49,7 @@ def test_questions_link_and_screenshots(browser, app_url):
     ctx.close()
 
     # the link in a new visit gives the same view
-    ctx, page, errors = open_diff(browser, app_url, link, viewport={"width": 1280, "height": 720})
+    ctx, page, errors = open_diff(browser, app_url, link)
     assert metric(page, "Shared") == "29,110"
     assert page.get_by_label("Search the tokens", exact=True).input_value() == " the"
     assert page.evaluate("() => location.search") == link
@@ -59,8 +57,7 @@ def test_questions_link_and_screenshots(browser, app_url):
 
 
 def test_dark_at_1280x720(browser, app_url):
-    ctx, page, errors = open_diff(browser, app_url, "?a=gpt2&b=cl100k_base", viewport={"width": 1280, "height": 720},
-                                  color_scheme="dark")
+    ctx, page, errors = open_diff(browser, app_url, "?a=gpt2&b=cl100k_base", color_scheme="dark")
     assert metric(page, "Shared") == "43,066"
     wait_plotted(page)
     screenshot(page, "vocab-diff-1280-dark")

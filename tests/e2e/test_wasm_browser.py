@@ -14,7 +14,7 @@ from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build
 from tokenizers.bpe.native.lib import HERE
 from wasm_parity import BROWSER_NAMES, ENCODE_ALL, ORIGIN, expected, first_difference, texts, tokenizer, utf16
-from .conftest import new_context
+from .conftest import watched_page
 
 pytestmark = pytest.mark.e2e
 
@@ -32,10 +32,8 @@ def wasm_bytes() -> bytes:
 
 def open_local_page(browser, files: dict[str, tuple[bytes, str]]):
     """A page at ORIGIN whose requests get `files` (path -> (body, content type)), and 404 otherwise."""
-    ctx = new_context(browser)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser)
+    errors = page.errors
 
     def answer(route):
         path = route.request.url[len(ORIGIN):]
