@@ -69,12 +69,12 @@ def main() -> None:
     from service import browser_assets
     from tokenizers import get_tokenizer
     from tokenizers.bpe.native import blob as vblob
-    from tokenizers.bpe.native import build
+    from tokenizers.bpe.native import lib
     from tokenizers.bpe.native.lib import HERE
     from ui import paging
 
     node = shutil.which("node") or shutil.which("nodejs")
-    wasm = build.build_wasm(log=lambda s: None)
+    wasm = lib.wasm_module()
     if node is None or wasm is None:
         sys.exit("needs Node.js and the WebAssembly build")
     text = corpus(args.size).rstrip()

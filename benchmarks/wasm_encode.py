@@ -179,13 +179,13 @@ def main(argv=None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
 
     from tokenizers.bpe.native import blob as vblob
-    from tokenizers.bpe.native import build
+    from tokenizers.bpe.native import lib
     from tokenizers.bpe.native.lib import HERE
     from tokenizers.registry import get_tokenizer
 
-    wasm = build.build_wasm()
+    wasm = lib.wasm_module()
     if wasm is None:
-        print("no WebAssembly build (see above)")
+        print(f"the WebAssembly module is {lib.wasm_status()} (python -m tokenizers.bpe.native.build --wasm)")
         return 1
     texts = {n: corpus(n) for n in sizes}
     toks = {name: get_tokenizer(name) for name in NAMES}

@@ -6,8 +6,9 @@ They are served by Streamlit's static file serving (`server.enableStaticServing`
 written once per process, on first use, into <app folder>/static/tl/ (ignored by git) under a name made of
 their sha256, and fetched by the page at app/static/tl/<sha256>.<ext>. The name changes whenever the bytes
 do, so the browser may keep a file as long as it likes, and each reaches a visitor once (ui/web/live_spans.js
-keeps what it loaded for the rest of the visit). Nothing is downloaded: the module is the one set-up built,
-or the one the first use builds (lib.build_on_first_use), and without it every column stays on the server.
+keeps what it loaded for the rest of the visit). Nothing is downloaded: the module is the one kept in the
+repository beside its C (tokenizers/bpe/native/tokenlens.wasm, which needs no toolchain here), and a
+module older than its C is never served (every column then stays on the server).
 
 Only the app's own vocabularies (the registry's byte-level BPE ones, and its SentencePiece BPE models whose
 spans the browser draws: mistral_sp) are published: a visitor's uploaded or trained tokenizer never becomes a
@@ -50,18 +51,18 @@ def publish(data: bytes, suffix: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def core_urls() -> tuple[str, str] | None:
-    """(module URL, host script URL), or None when the WebAssembly build is missing and cannot be made
-    here (no clang's wasm32 target, or TOKEN_LENS_PROVISION=0)."""
+    """(module URL, host script URL), or None when the module kept in the repository is not built from
+    its C (a developer changed the C: on a machine with clang's wasm32 toolchain it is built again here,
+    unless TOKEN_LENS_PROVISION=0)."""
     from tokenizers.bpe.native import lib
 
-    path = lib.wasm_path()
-    if not path.exists() and lib.build_on_first_use():
+    if lib.wasm_status() == "stale" and lib.build_on_first_use():
         from tokenizers.bpe.native import build
 
         build.build_wasm(log=log.info)
-    if not path.exists():
+    if lib.wasm_status() != "ok":
         return None
-    return publish(path.read_bytes(), ".wasm"), publish((lib.HERE / "tl_wasm.js").read_bytes(), ".js")
+    return publish(lib.wasm_path().read_bytes(), ".wasm"), publish((lib.HERE / "tl_wasm.js").read_bytes(), ".js")
 
 
 @functools.lru_cache(maxsize=64)
@@ -133,7 +134,7 @@ def server_only_reason(name: str) -> str:
     except OSError:  # as in live_assets: the files could not be written
         return "this server cannot write the files a browser would need"
     if core is None:
-        return "this server has no WebAssembly build of the tokenizers"
+        return "this server's WebAssembly build is older than its C sources"
     return "this tokenizer does not run in the browser"
 
 

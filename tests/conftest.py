@@ -163,6 +163,23 @@ def need_native():
 
 
 @pytest.fixture
+def need_wasm_toolchain():
+    """Skip a test that builds the WebAssembly module itself (the module the app serves is kept in the
+    repository and needs no toolchain) when clang's wasm32 toolchain is missing, saying in one line how to
+    install it; unless TOKEN_LENS_REQUIRE_WASM=1 (CI's toolchain step): then its absence is a failure."""
+    import os
+
+    from tokenizers.bpe.native import build
+
+    missing = build.wasm_toolchain()[2]
+    if missing:
+        why = f"needs clang's wasm32 toolchain, missing {', '.join(missing)}: {build.WASM_TOOLCHAIN}"
+        if os.environ.get("TOKEN_LENS_REQUIRE_WASM") == "1":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@pytest.fixture
 def unused_id_lookups(monkeypatch) -> list[int]:
     """Every id looked up in a BPETokenizer that is not a token (a walk over a sparse model's whole id
     range shows up here as a million entries)."""

@@ -18,7 +18,7 @@ from conftest import TRICKY_TEXTS
 from payloads import PAYLOADS
 from service import browser_assets
 from tokenizers.bpe.native import blob as vblob
-from tokenizers.bpe.native import build
+from tokenizers.bpe.native import lib
 from tokenizers.bpe.native.lib import HERE
 from tokenizers.core.html import LONG_CELLS, span_model
 from tokenizers.core.text import clean_text
@@ -133,9 +133,8 @@ def edges(text: str, k: int) -> dict:
 def run_node(tmp_path, cases: list[dict], body: str = BODY) -> dict:
     """`body` run in Node (between HEAD and TAIL) on `cases` with the WebAssembly core and the blobs of NAMES;
     its printed JSON."""
-    wasm = build.build_wasm(log=lambda s: None)
-    if wasm is None:
-        pytest.skip("no WebAssembly build here (clang's wasm32 target): the page keeps the server path")
+    wasm = lib.wasm_module()
+    assert wasm is not None, f"the WebAssembly module is {lib.wasm_status()}: python -m tokenizers.bpe.native.build --wasm"
     (tmp_path / "spans.mjs").write_text(spans_js(), encoding="utf-8")
     (tmp_path / "harness.mjs").write_text(HEAD + body + TAIL, encoding="utf-8")
     from tokenizers import get_tokenizer

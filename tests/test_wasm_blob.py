@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tokenizers.bpe.native import blob as vblob
-from tokenizers.bpe.native import build
+from tokenizers.bpe.native import build, lib
 from tokenizers.bpe.native.lib import HERE, MODES
 from tokenizers.core.patterns import compile_pattern, split_text
 from wasm_parity import BROWSER_NAMES, NAMES, expected, first_difference, fuzz_texts, texts, tokenizer, utf16
@@ -110,22 +110,65 @@ def test_same_cut_patterns_cut_as_their_mode(pattern):
         assert api.split(vblob.SAME_CUT[pattern], text) == split_text(text, compiled), repr(text)
 
 
-def test_no_clang_skips_the_wasm_build_in_one_line(monkeypatch, tmp_path):
-    monkeypatch.setenv("TOKEN_LENS_CACHE", str(tmp_path))
+def test_the_module_in_the_repository_is_built_from_these_sources():
+    """The module the browser runs is kept beside its C; a change to the C (or to the Unicode tables of the
+    pinned `regex`) without building it again fails here, on every machine, toolchain or not."""
+    record = lib.wasm_record()
+    assert lib.wasm_status() == "ok", (
+        f"tokenizers/bpe/native/tokenlens.wasm is {lib.wasm_status()}: its record names sources "
+        f"{record.get('sources')}, these are {lib.wasm_digest()}. Build it again "
+        f"(python -m tokenizers.bpe.native.build --wasm, with {lib.WASM_TOOLCHAIN}) and commit both files")
+    data = lib.wasm_path().read_bytes()
+    assert data[:4] == b"\0asm" and record["bytes"] == len(data)
+    assert record["toolchain"].startswith("Debian clang version 14.") and record["flags"] == build.WASM_FLAGS
+
+
+def test_a_changed_source_makes_the_module_stale(monkeypatch, tmp_path):
+    """wasm_status follows the sources (the digest) and the file's bytes (its sha256); a stale module is
+    never served."""
+    from service import browser_assets
+
+    real = lib.wasm_digest()
+    monkeypatch.setattr(lib, "wasm_digest", lambda: "0" * 16)
+    assert lib.wasm_status() == "stale" and lib.wasm_module() is None
+    monkeypatch.setattr(lib, "build_on_first_use", lambda: False)
+    browser_assets.core_urls.cache_clear()
+    try:
+        assert browser_assets.core_urls() is None
+        assert "older than its C" in browser_assets.server_only_reason("gpt2")
+    finally:
+        browser_assets.core_urls.cache_clear()
+    monkeypatch.setattr(lib, "wasm_digest", lambda: real)
+    copy = tmp_path / "tokenlens.wasm"
+    copy.write_bytes(lib.wasm_path().read_bytes()[:-1] + b"x")
+    monkeypatch.setattr(lib, "WASM_MODULE", copy)
+    assert lib.wasm_status() == "stale"
+    monkeypatch.setattr(lib, "WASM_MODULE", tmp_path / "none.wasm")
+    assert lib.wasm_status() == "missing"
+
+
+def test_no_clang_builds_nothing_said_in_one_line(monkeypatch, tmp_path):
     monkeypatch.delenv("WASM_CC", raising=False)
     real = shutil.which
     monkeypatch.setattr(build.shutil, "which", lambda n: None if n == "clang" else real(n))
     said = []
-    assert build.build_wasm(log=said.append) is None
-    assert len(said) == 1 and "skipped, no clang" in said[0] and "works as before" in said[0]
-    assert not list(tmp_path.rglob("*.wasm"))
+    assert build.build_wasm(log=said.append, out=tmp_path / "m.wasm") is None
+    assert len(said) == 1 and "not built, no clang" in said[0] and lib.WASM_TOOLCHAIN in said[0]
+    assert not list(tmp_path.rglob("*.wasm")) and lib.wasm_status() == "ok"
+
+
+@pytest.mark.usefixtures("need_wasm_toolchain")
+def test_rebuilding_the_module_from_source_gives_the_same_bytes():
+    """What CI's toolchain step checks (build --wasm --check): the module in the repository is the one
+    its C builds with the pinned toolchain, byte for byte."""
+    said = []
+    assert build.check_wasm(log=said.append), said
+    assert "the same" in said[-1]
 
 
 def _wasm():
-    if build.wasm_sysroot() is None or shutil.which("clang") is None:
-        pytest.skip("no clang wasm32 toolchain (Debian: clang lld wasi-libc libclang-rt-14-dev-wasm32)")
-    out = build.build_wasm(log=lambda s: None)
-    assert out is not None, "the toolchain is here but the wasm build failed"
+    out = lib.wasm_module()
+    assert out is not None, f"the WebAssembly module is {lib.wasm_status()} (python -m tokenizers.bpe.native.build --wasm)"
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tokenizers.bpe.native import blob as vblob
-from tokenizers.bpe.native import build
+from tokenizers.bpe.native import lib
 from tokenizers.bpe.native.lib import HERE
 from wasm_parity import BROWSER_NAMES, ENCODE_ALL, ORIGIN, expected, first_difference, texts, tokenizer, utf16
 from .conftest import watched_page
@@ -23,10 +23,8 @@ PAGE = ("<!doctype html><meta charset=utf-8><title>wasm parity</title>"
 
 
 def wasm_bytes() -> bytes:
-    out = build.build_wasm(log=lambda s: None)
-    if out is None:
-        pytest.fail("the WebAssembly build is missing: install clang lld wasi-libc libclang-rt-14-dev-wasm32 "
-                    "(.ci/run does) and run python -m tokenizers.bpe.native.build --wasm")
+    out = lib.wasm_module()
+    assert out is not None, f"the WebAssembly module is {lib.wasm_status()}: python -m tokenizers.bpe.native.build --wasm"
     return out.read_bytes()
 
 

@@ -49,16 +49,55 @@ def library_path() -> Path:
 
 
 def wasm_digest() -> str:
-    """digest() with the wasm-only sources: the module's name changes when any of its C does."""
+    """digest() with the wasm-only sources: the module's record changes when any of its C does."""
     h = hashlib.sha256(digest().encode())
     for name in WASM_SOURCES:
         h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
     return h.hexdigest()[:16]
 
 
+# The WebAssembly module is kept in the repository, beside the C it is built from, so that every machine
+# gets the browser build whether or not it has clang's wasm32 toolchain (a newcomer's laptop, a hosting
+# platform): docs/architecture.md, "The browser build". Its record says which sources it was built from
+# (wasm_digest), its sha256 and the toolchain; tests/test_wasm_blob.py fails when the C changes without the
+# module being built again (python -m tokenizers.bpe.native.build --wasm), and CI builds it again from
+# source with the pinned toolchain and checks the bytes are the same (--wasm --check).
+WASM_MODULE = HERE / "tokenlens.wasm"
+WASM_RECORD = HERE / "tokenlens.wasm.json"
+WASM_TOOLCHAIN = "apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32"  # Debian 12's clang 14
+
+
+def wasm_record() -> dict:
+    """The module's record ({"sources", "sha256", "bytes", "toolchain"}), or {} when there is none."""
+    import json
+
+    try:
+        return json.loads(WASM_RECORD.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def wasm_status() -> str:
+    """"ok" (the module is built from these sources and is the file its record names), "stale" (the C
+    changed since: build it again), or "missing"."""
+    record = wasm_record()
+    if not WASM_MODULE.exists() or not record:
+        return "missing"
+    if record.get("sources") != wasm_digest():
+        return "stale"
+    if hashlib.sha256(WASM_MODULE.read_bytes()).hexdigest() != record.get("sha256"):
+        return "stale"
+    return "ok"
+
+
 def wasm_path() -> Path:
-    """The WebAssembly module for the current sources (built at set-up beside the library)."""
-    return build_dir() / f"tokenlens-{wasm_digest()}.wasm"
+    """Where the WebAssembly module the browser runs is kept (check wasm_status() before using it)."""
+    return WASM_MODULE
+
+
+def wasm_module() -> Path | None:
+    """The WebAssembly module built from these sources, or None (wasm_status() says why)."""
+    return WASM_MODULE if wasm_status() == "ok" else None
 
 
 def disabled() -> bool:
