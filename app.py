@@ -3,7 +3,7 @@
 import streamlit as st
 
 from app_pages.shared import clean_all_state_texts, notice_area
-from service import visits
+from service import machine, visits
 from ui.a11y import PAGE_CSS
 
 st.set_page_config(page_title="Token Lens", page_icon="🔍", layout="wide")
@@ -24,6 +24,7 @@ with st.sidebar:
     st.markdown("### 🔍 Token Lens")
     st.caption("See how text becomes tokens: spans, ids and counts, side by side. "
                "Every vocabulary is read from local files, provisioned at set-up (or by the server at first use).")
+    st.caption(machine.one_line(machine.look()))  # what set-up's last block says, in one line
 
 visits.watch()  # once a visit is over (its tab closed a minute ago), what it held is released
 clean_all_state_texts()  # before any widget: no text in state may hold a lone surrogate

