@@ -48,9 +48,17 @@ def test_only_the_registrys_vocabularies_the_browser_draws_are_published(static)
     sp = browser_assets.live_assets("mistral_sp")                # SentencePiece BPE: live_spans.js draws it
     assert sp is not None and sp["wasm"] == got["wasm"] and sp["vocab"] != got["vocab"]
     assert (static / sp["vocab"].rsplit("/", 1)[1]).exists()
-    assert browser_assets.live_assets("deepseek_v3") is None     # a tokenizer.json pipeline
     assert browser_assets.live_assets("lab_bpe") is None         # a visitor's own model: never public
-    assert browser_assets.server_only_reason("deepseek_v3") == "this tokenizer does not run in the browser"
+    assert browser_assets.server_only_reason("lab_bpe") == "this tokenizer does not run in the browser"
+
+
+def test_every_registry_tokenizer_is_published(static):
+    """Issue 32: all twelve, each blob once (the pipelines' with their normalizer and added tokens)."""
+    from tokenizers import REGISTRY
+
+    urls = {name: browser_assets.live_assets(name) for name in REGISTRY}
+    assert all(urls.values()), [n for n, u in urls.items() if not u]
+    assert len({u["vocab"] for u in urls.values()}) == len(REGISTRY)
 
 
 def test_only_blobs_whose_spans_the_browser_draws_exactly_qualify():
@@ -74,7 +82,10 @@ def test_without_the_module_every_column_waits_for_the_server(static, monkeypatc
     assert "WebAssembly build is older than its C" in browser_assets.server_only_reason("gpt2")
 
 
-def test_compare_labels_the_columns_that_wait_for_the_server():
+def test_compare_labels_the_columns_that_wait_for_the_server(monkeypatch):
+    real = browser_assets.live_assets
+    monkeypatch.setattr(browser_assets, "live_assets", lambda name: None if name == "deepseek_v3" else real(name))
+    monkeypatch.setattr(browser_assets, "server_only_reason", lambda name: "this tokenizer does not run in the browser")
     at = app_test(query={"tokenizers": "gpt2,mistral_sp,deepseek_v3", "text": "hello there"})
     assert not at.exception
     waiting = [c.value for c in at.caption if c.value.startswith("Updates after a pause in typing, from the server")]

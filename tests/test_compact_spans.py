@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app_pages.widgets import MAX_REPORTED, browser_heads
 from conftest import app_test, rerun
 from tokenizers import get_tokenizer
@@ -27,6 +29,16 @@ def spans_data(at) -> dict[str, dict]:
     return out
 
 
+@pytest.fixture(autouse=True)
+def deepseek_on_the_server(monkeypatch):
+    """deepseek_v3 as a column the browser cannot draw (every registry tokenizer runs there now: a visitor's
+    uploaded one never does, being never published), so that each test has one."""
+    from service import browser_assets
+
+    real = browser_assets.live_assets
+    monkeypatch.setattr(browser_assets, "live_assets", lambda name: None if name == "deepseek_v3" else real(name))
+
+
 def visit(report=None, **state):
     query = {"text": TEXT, "tokenizers": NAMES}
     if report is not None:
@@ -37,7 +49,7 @@ def visit(report=None, **state):
 
 
 def test_reported_columns_get_no_segments_the_others_the_full_model():
-    at = visit(["gpt2", "cl100k_base", "deepseek_v3"])  # not mistral_sp; deepseek_v3 cannot run there
+    at = visit(["gpt2", "cl100k_base", "deepseek_v3"])  # not mistral_sp; deepseek_v3 cannot run there (fixture)
     got = spans_data(at)
     assert set(got) == {"gpt2:a", "cl100k_base:a", "deepseek_v3:a", "mistral_sp:a"}
     for name in ("gpt2", "cl100k_base"):
@@ -46,7 +58,7 @@ def test_reported_columns_get_no_segments_the_others_the_full_model():
         assert d["marks"] == [] and d["pinned"] is None
         assert d["live"]["assets"] and d["live"]["head"] == name
         assert d["label"] == f"{get_tokenizer(name).title}: tokens" and d["owner"] == f"compare:{name}:a"
-    # reported, but the server publishes no browser assets for a tokenizer.json pipeline: the full model
+    # reported, but the server publishes no browser assets for it: the full model
     assert got["deepseek_v3:a"]["live"]["assets"] is None
     assert len(got["deepseek_v3:a"]["segs"]) > 10
     # in the browser but not reported (a column added since the box last sent): the full model

@@ -12,11 +12,10 @@ from conftest import TRICKY_TEXTS
 from tokenizers import REGISTRY, get_tokenizer
 from tokenizers.core import edits
 
-# the registry's tokenizers the browser cannot run (their columns wait for the server) and those it can
-# (which take the server's path too when a server has no WebAssembly build): every one is line-local but
-# SentencePiece, whose leading ▁ belongs to the text's start
-SERVER_ONLY = ("llama3", "mistral_tekken", "qwen", "deepseek_v3", "claude_legacy", "whisper")
-LINE_LOCAL = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "o200k_harmony", *SERVER_ONLY)
+# the registry's tokenizers (every one the browser runs too, and the server's path serves a pause, a paste and a
+# visitor's own tokenizer): every one is line-local but SentencePiece, whose leading ▁ belongs to the text's start
+LINE_LOCAL = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "llama3", "mistral_tekken", "qwen",
+              "deepseek_v3", "claude_legacy", "whisper")
 PROSE = ("The lighthouse keeper counted the ships.\nEach night she wrote their names: 12 in May, 7 in June.\n"
          "안녕하세요 👋\ndef f(x):\n    return x ** 2\n")
 

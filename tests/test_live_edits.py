@@ -22,6 +22,7 @@ BODY = """
       const b = L.liveModel(slow, text, chain.live, chain.d, true);
       const parse = chain.live.parse && fast.table.parses ? 1 : 0;
       steps++;
+      if (!a.model && !b.model && a.ids.length === 0) { steps--; continue; }  // a text its normalizer changes: the server's
       if (fast.last[parse].kept) edited++;
       const bad = Array.from(a.ids).join(",") !== Array.from(b.ids).join(",") ? "ids"
         : JSON.stringify(a.model) !== JSON.stringify(b.model) ? "model"
@@ -34,7 +35,7 @@ BODY = """
 
 # every vocabulary the browser draws is line-local: the edit path must be taken on most keystrokes of a text with
 # many lines
-LINE_LOCAL = {"custom_bpe", "gpt2", "cl100k_base", "o200k_base", "mistral_sp"}
+LINE_LOCAL = set(NAMES)
 
 SNIPPETS = ["a", "b", " ", "  ", "\n", "\n\n", " \n", "\n ", "\r\n", "\r", "\t", "x\ny", "é", "e\u0301", "😀",
             "\u200d", "👩‍👩‍👧", "한국", "'s", "'ll", "123", "4567", "<|endoftext|>", "<|endoftext", "|>",
@@ -118,7 +119,7 @@ def test_an_edit_encoded_between_line_cuts_equals_the_whole_text_encoded(tmp_pat
 SP_BODY = """
   if (name === "mistral_sp") {
     const v = fresh(), bad = [];
-    const enc = (s, atStart) => L.encodeText(v.vocab, v.table.specials, s, false, atStart);
+    const enc = (s, atStart) => L.encodeText(v.vocab, v.table, s, false, atStart);
     let cuts = 0;
     for (const text of job.cases) {
       const whole = enc(text, true).join(",");

@@ -176,10 +176,22 @@ def test_cl100k_reproduction_fuzzed(cl100k, text):
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
-@pytest.mark.parametrize("name", ["gpt2", "o200k_base"])
-def test_patterns_c_does_not_know_stay_in_python(name):
+@pytest.mark.parametrize("name", ["gpt2", "o200k_base", "llama3", "mistral_tekken", "whisper"])
+def test_every_registry_pattern_is_cut_in_c(name):
+    """tiktoken's own spellings of GPT-2's and o200k's patterns, and the vendors' (issue 32): the C core
+    cuts them (patterns.CUTTERS), with tiktoken's ids."""
     tok = from_tiktoken(name)
-    assert tok._native_encoder() is None  # tiktoken's own GPT-2 and o200k patterns: regex cuts
+    assert tok._native_encoder() is not None and tok.engine == "C"
+    text = "Hello   world's 12345 ﻿안녕하세요\n\n  x  "
+    assert tok.encode_ordinary(text) == tok.encode_ordinary_python(text)
+
+
+def test_a_pattern_c_does_not_know_stays_in_python():
+    from tokenizers import BPETokenizer
+
+    tok = BPETokenizer(r"\w+|\W", name="custom pattern")
+    tok.train("hello hello world " * 20, 270)
+    assert tok._native_encoder() is None and tok.engine == "Python split, C merges"
 
 
 def test_switched_off_by_environment():

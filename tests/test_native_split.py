@@ -1,6 +1,8 @@
-"""The C pre-tokenizer (tokenizers/bpe/native/pretok.c) against `regex`: for the GPT-2 and GPT-4 patterns
-it must cut every text into exactly the chunks tokenizers.core.patterns.split_text gives. Skipped when the
-native core is not built, except where TOKEN_LENS_REQUIRE_NATIVE=1 (then it must be there)."""
+"""The C pre-tokenizer (tokenizers/bpe/native/pretok.c) against `regex`: for every mode of the one table,
+tokenizers.core.patterns.CUTTERS (GPT-2 in each spelling, GPT-4, o200k_base, Llama 3, Qwen, Tekken, and
+DeepSeek V3's Sequence of three Isolated Splits), it must cut every text into exactly the chunks the
+library's Python path gives (split_text, or the pre-tokenizer Sequence). Skipped when the native core is
+not built, except where TOKEN_LENS_REQUIRE_NATIVE=1 (then it must be there)."""
 
 from __future__ import annotations
 
@@ -14,14 +16,24 @@ from hypothesis import strategies as st
 from tokenizers.bpe import native
 
 from tokenizers.bpe.native import api
-from tokenizers.bpe.native.blob import O200K_PATTERN
-from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
+from tokenizers.core.patterns import CUTTERS, cutter_of, split_text
+from tokenizers.pipeline.pre_tokenizers import Sequence, Split
 from tokenizers.analysis.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import TRICKY_TEXTS
 
-# o200k: tiktoken's o200k_base pattern, which pretok.c cuts for the WebAssembly build (blob.py)
-PATTERNS = {"gpt2": compile_pattern(GPT2_PATTERN), "gpt4": compile_pattern(GPT4_PATTERN),
-            "o200k": regex.compile(O200K_PATTERN)}
+
+def reference(split):
+    """The library's Python cut for one of CUTTERS' spellings: `regex` over a pattern (split_text), or the
+    pre-tokenizer Sequence of Isolated Splits for a tuple of patterns."""
+    if isinstance(split, str):
+        compiled = regex.compile(split)
+        return lambda text: split_text(text, compiled)
+    seq = Sequence(tuple(Split(p) for p in split))
+    return lambda text: seq.split(text)
+
+
+SPELLINGS = [(mode, sp) for mode, spellings in CUTTERS.items() for sp in spellings]  # every one the table lists
+PATTERNS = {mode: reference(spellings[0]) for mode, spellings in CUTTERS.items()}   # each mode's first, for sweeps
 MODES = sorted(PATTERNS)
 
 
@@ -30,7 +42,7 @@ pytestmark = pytest.mark.usefixtures("need_native")
 
 def assert_same_split(mode: str, text: str) -> None:
     """The C chunks of `text` equal the regex ones; on failure, show where they first differ."""
-    want = split_text(text, PATTERNS[mode])
+    want = PATTERNS[mode](text)
     got = api.split(mode, text)
     if got != want:
         i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
@@ -41,7 +53,7 @@ def assert_same_split(mode: str, text: str) -> None:
 def assert_same_ends(mode: str, text: str) -> None:
     """As assert_same_split, for large texts: compares byte offsets (no list of C strings to build),
     and only builds the readable message on failure."""
-    want = list(itertools.accumulate(map(len, map(str.encode, PATTERNS[mode].findall(text)))))
+    want = list(itertools.accumulate(map(len, map(str.encode, PATTERNS[mode](text)))))
     if api.split_ends(mode, text.encode("utf-8")) != want:
         assert_same_split(mode, text)  # says where
         pytest.fail(f"{mode}: byte ends differ but chunks agree?")  # not reached
@@ -64,6 +76,9 @@ PIECES = [
     "\u00ad", "\u200b", "\u200d", "\ufe0f", "\ufeff", "\u0301", "\u094d", "\ue000", "\U0010ffff",
     # scripts and emoji
     "안녕", "한", "中", "日本", "ひ", "क्ष", "👋", "👍🏽", "👨‍👩‍👧", "🇫🇷",
+    # DeepSeek V3's CJK ranges and their edges (marks, symbols, punctuation and unassigned inside them)
+    "カタカナ", "\u30a0", "・", "ー", "\u3099", "\u309b", "\u3040", "\u3097", "龥", "\u9fa6", "\u4dff", "\u30ff",
+    "(hello", "#x", "_init", "@A", "\\n", "'S", "+1",
 ]
 TEXTS = st.lists(st.sampled_from(PIECES) | st.characters(exclude_categories=("Cs",)),
                  max_size=40).map("".join)
@@ -75,6 +90,20 @@ TEXTS = st.lists(st.sampled_from(PIECES) | st.characters(exclude_categories=("Cs
 @given(text=TEXTS)
 def test_fuzz(mode, text):
     assert_same_split(mode, text)
+
+
+@pytest.mark.parametrize("mode,split", SPELLINGS, ids=[f"{m}-{k}" for k, (m, _) in enumerate(SPELLINGS)])
+def test_every_spelling_in_the_table_is_its_modes_cut(mode, split):
+    """Each spelling CUTTERS lists (tiktoken's GPT-2 and Whisper's beside the original) cuts as its mode, on
+    the tricky texts, a seeded fuzz and the short strings' worst cases; and cutter_of finds its mode."""
+    import random
+
+    assert cutter_of(split) == mode
+    cut = reference(split)
+    rng = random.Random(11)
+    texts = [*TRICKY_TEXTS, *("".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 30))) for _ in range(3000))]
+    for text in texts:
+        assert api.split(mode, text) == cut(text), repr(text)
 
 
 # --- (b) real text ---------------------------------------------------------------------------------
@@ -111,8 +140,9 @@ def _code_points(dense_only: bool) -> list[str]:
 # Each context is a format: the code point in place of {}, the formatted pieces then joined; so in
 # " {}" every code point has a space before it and after it (the next piece's).
 CHEAP_CONTEXTS = ["{}", "{}{}", "'{}"]  # every code point; few chunks, as like classes merge
-CONTEXTS = [" {}", "\n{}", "a{}", "1{}", "' {}", "\r\n{}{}"]  # the dense set
-CONTRACTION_CONTEXTS = ["'{}l", "'l{}", "'{}e", "'v{}"]  # every case-insensitive letter, GPT-4 only
+CONTEXTS = [" {}", "\n{}", "a{}", "1{}", "' {}", "\r\n{}{}",
+            "{}a", "中{}", "-{}"]  # the dense set; the last three: a lead before a word, CJK and punctuation beside
+CONTRACTION_CONTEXTS = ["'{}l", "'l{}", "'{}e", "'v{}"]  # every case-insensitive letter: GPT-4, Llama 3, Qwen
 O200K_CONTRACTION_CONTEXTS = ["x'{}l", "X'l{}", "a'{}e", "A'v{}", "ʰ'{}", "é\u0301'{}"]  # after a word
 
 
@@ -139,9 +169,11 @@ def test_every_code_point(mode, code_points):
 
 def test_every_code_point_in_contractions(code_points):
     for fmt in CONTRACTION_CONTEXTS:
-        _check_context("gpt4", fmt, code_points[True])
+        for mode in ("gpt4", "llama3", "qwen"):
+            _check_context(mode, fmt, code_points[True])
     for fmt in O200K_CONTRACTION_CONTEXTS:
-        _check_context("o200k", fmt, code_points[True])
+        for mode in ("o200k", "tekken"):
+            _check_context(mode, fmt, code_points[True])
 
 
 def test_each_code_point_alone(code_points):
@@ -165,7 +197,7 @@ def test_short_strings_exhaustive():
             for combo in itertools.product(alphabet, repeat=k):
                 text = "".join(combo)
                 for mode in MODES:
-                    want = split_text(text, PATTERNS[mode])
+                    want = PATTERNS[mode](text)
                     if api.split(mode, text) != want:
                         assert_same_split(mode, text)
 
@@ -200,5 +232,5 @@ def test_split_contract():
     assert lib.tl_split(1, data, len(data), ends, 2) == 4
     assert list(ends[:3]) == [1, 3, -7]
     assert lib.tl_split(2, data, 0, ends, 8) == 0
-    assert lib.tl_split(4, data, len(data), ends, 8) == -1
+    assert lib.tl_split(max(native.MODES.values()) + 1, data, len(data), ends, 8) == -1
     assert lib.tl_split(0, data, len(data), ends, 8) == -1

@@ -15,25 +15,28 @@ import pytest
 from tokenizers.bpe.native import blob as vblob
 from tokenizers.bpe.native import build, lib
 from tokenizers.bpe.native.lib import HERE, MODES
-from tokenizers.core.patterns import compile_pattern, split_text
-from wasm_parity import BROWSER_NAMES, NAMES, expected, first_difference, fuzz_texts, texts, tokenizer, utf16
+from tokenizers.core.patterns import O200K_PATTERN, split_text
+from wasm_parity import BROWSER_NAMES, NAMES, expected, first_difference, texts, tokenizer, utf16
 from conftest import TRICKY_TEXTS
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_blob_holds_the_encoder_state(name):
+    from tokenizers.bpe.merges import RecoveredMerges
+
     tok = tokenizer(name)
+    model = getattr(tok, "model", tok)  # a pipeline's (DeepSeek V3's) byte-level model
     b = vblob.serialize(tok)
     got = vblob.parse(b.data)
-    assert got["whole"] == dict(tok._bytes_to_id)
-    assert got["byte_ids"] == tok.byte_ids
+    assert got["whole"] == dict(model._bytes_to_id)
+    assert got["byte_ids"] == model.byte_ids
     h = got["header"]
     assert (h["name"], h["pattern"], h["shortcut"], h["special_tokens"]) == (
-        tok.name, tok.pattern, int(tok.whole_chunk_shortcut), tok.special_tokens)
+        tok.name, model.pattern or "", int(model.whole_chunk_shortcut), tok.special_tokens)
     if h["by_ranks"]:  # tiktoken's vocabularies: the byte-rank rule, no merge list
-        assert got["pairs"] == [] and name in ("gpt2", "cl100k_base", "o200k_base")
+        assert got["pairs"] == [] and isinstance(model.merges, RecoveredMerges)
     else:
-        assert got["pairs"] == list(dict.items(tok.merges))
+        assert got["pairs"] == list(dict.items(model.merges))
     assert b.data[:8] == vblob.MAGIC and len(b.sha256) == 64
     assert vblob.serialize(tok).data == b.data  # the same model, the same bytes (a cache key)
 
@@ -94,20 +97,22 @@ def test_what_the_blob_cannot_carry_is_refused():
     squeezed = SentencePieceTokenizer(model_proto=proto.SerializeToString(), name="squeezed")
     with pytest.raises(ValueError, match="removes extra whitespace, .* so the browser cannot give its ids"):
         vblob.serialize(squeezed)
-    with pytest.raises(ValueError, match="not a byte-level BPE"):
-        vblob.serialize(get_tokenizer("qwen"))  # a pipeline: NFC first
+    # pipelines: byte-level BPE inside stages the browser follows exactly, or refused with the stage that is not
+    from tokenizers.hf.models import PipelineTokenizer
+    from tokenizers.pipeline import normalizers as nz
+    from tokenizers.pipeline import pre_tokenizers as pt
+    from tokenizers.pipeline.added_tokens import AddedToken
 
-
-@pytest.mark.usefixtures("need_native")
-@pytest.mark.parametrize("pattern", sorted(vblob.SAME_CUT))
-def test_same_cut_patterns_cut_as_their_mode(pattern):
-    """tiktoken's spelling of the GPT-2 pattern, run by `regex`, against the C mode the blob gives it."""
-    from tokenizers.bpe.native import api
-
-    compiled = compile_pattern(pattern)
-    for text in [*TRICKY_TEXTS, *fuzz_texts(300, seed=5)]:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        assert api.split(vblob.SAME_CUT[pattern], text) == split_text(text, compiled), repr(text)
+    model = get_tokenizer("claude_legacy").model
+    with pytest.raises(ValueError, match="normalizer .*Lowercase.* not one the browser applies"):
+        vblob.serialize(PipelineTokenizer(name="lower", model=model, normalizer=nz.Lowercase()))
+    with pytest.raises(ValueError, match="no mode for its pre-tokenizer"):
+        vblob.serialize(PipelineTokenizer(name="words", model=model, pre_tokenizer=pt.Split(r"\w+")))
+    with pytest.raises(ValueError, match="strips or matches whole words"):
+        vblob.serialize(PipelineTokenizer(name="strip", model=model, added_tokens=[AddedToken("<x>", 9, lstrip=True)]))
+    for name, form, added in (("qwen", "NFC", 0), ("claude_legacy", "NFKC", 0), ("deepseek_v3", None, 53)):
+        h = vblob.serialize(get_tokenizer(name)).header
+        assert h.get("normalizer") == form and len(h["added"]) == added, name
 
 
 def test_the_module_in_the_repository_is_built_from_these_sources():
@@ -236,7 +241,7 @@ def test_o200k_mode_through_the_whole_c_api():
     from tokenizers.bpe.native import api
 
     text = "\n".join(TRICKY_TEXTS) + " I'LL don't HTTPServer's naïve Ǆemal\u0301 x²³ 12345/\r\n/ "
-    compiled = regex.compile(vblob.O200K_PATTERN)
+    compiled = regex.compile(O200K_PATTERN)
     want = split_text(text, compiled)
     assert api.split("o200k", text) == want
     counts = api.Chunks.from_text(text.encode(), MODES["o200k"]).items()

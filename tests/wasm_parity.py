@@ -12,8 +12,12 @@ from conftest import TRICKY_TEXTS
 from payloads import PAYLOADS
 from test_native_split import PIECES
 
-# the tokenizers the browser must agree with; "lab" is a BPETokenizer trained here as the Lab does
-NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "lab")
+# the tokenizers the browser must agree with, through the module alone (vocab.encode: no added tokens found, no
+# normalizer: Qwen's and Claude's pipelines are held equal through live_spans.js in tests/test_live_spans.py, which
+# parses added tokens and leaves a text its normalizer changes to the server); "lab" is a BPETokenizer trained here
+# as the Lab does. Each C mode is here: GPT-2 (gpt2, whisper), GPT-4, o200k, Llama 3, Tekken, DeepSeek V3.
+NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "o200k_harmony", "llama3", "mistral_tekken", "whisper",
+         "deepseek_v3", "lab")
 # and the SentencePiece BPE models, encoded by the C core's tl_sp_* (their blobs hold pieces and scores)
 SP_NAMES = ("mistral_sp",)
 BROWSER_NAMES = (*NAMES, *SP_NAMES)

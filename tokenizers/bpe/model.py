@@ -471,9 +471,9 @@ class BPETokenizer(Tokenizer):
     def line_local(self) -> bool:
         """Its split pattern is one a line cut splits, and no special token holds a newline
         (tokenizers/core/edits.py)."""
-        from tokenizers.core.edits import LINE_LOCAL_PATTERNS
+        from tokenizers.core.edits import line_local_pattern
 
-        return self.pattern in LINE_LOCAL_PATTERNS and not any("\n" in s for s in self.special_tokens)
+        return line_local_pattern(self.pattern) and not any("\n" in s for s in self.special_tokens)
 
     @property
     def engine(self) -> str:
@@ -495,6 +495,12 @@ class BPETokenizer(Tokenizer):
         """encode_ordinary on the pure-Python path, no C at all (the twin the tests hold C to)."""
         text, _ = clean_text(text)
         return list(chain.from_iterable(map(self._python_cache.__getitem__, split_text(text, self._compiled))))
+
+    def encode_cut(self, text: str, mode: int) -> list[int] | None:
+        """`text` cut by the C pre-tokenizer's `mode` (a pipeline's pre-tokenizer that one stands for:
+        tokenizers.core.patterns.CUTTERS) and each chunk merged, all in C; None without the C core."""
+        enc = self._chunk_encoder()
+        return None if enc is None else enc.encode(mode, clean_text(text)[0].encode("utf-8"))
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one chunk already cut (by a pipeline's pre-tokenizer), merged on its own; cached."""

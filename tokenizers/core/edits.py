@@ -20,7 +20,7 @@ stages are, and why:
   (`\\s+(?!\\S)`, `\\s++$`) see a non-space character after it, or the end, and both make them match
   the same "\\n" because the character before it is not whitespace (with whitespace before it, GPT-2's
   `\\s+(?!\\S)` leaves the newline out of the run when text follows, but not at the end). A pattern from
-  an upload is trusted only if it is one of these, character for character;
+  an upload is trusted only if it is one of these (up to patterns.canonical, which changes no cut);
 - the BPE merges, which work within one chunk;
 - special and added tokens without a newline in them (a match that crossed the cut would hold the
   newline) and without lstrip, rstrip or single_word (which look at the characters around them);
@@ -39,35 +39,18 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable
 
-from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN
+from tokenizers.core.patterns import CUTTERS, canonical
 
-# the split patterns a line cut splits (see above), exactly as the vocabularies here spell them
-LINE_LOCAL_PATTERNS = frozenset({
-    GPT2_PATTERN,  # GPT-2 in Python, Claude's legacy file
-    GPT4_PATTERN,  # cl100k_base in Python, Custom BPE and the Lab's models
-    # GPT-2 (r50k_base) as tiktoken spells it
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    # o200k_base and o200k_harmony
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    # Llama 3
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"""
-    r"""|\s+(?!\S)|\s+""",
-    # Qwen
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    # Mistral's Tekken
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*"""
-    r"""|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    # Whisper
-    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-    # DeepSeek V3's three splits (its file writes the newline and carriage return as themselves)
-    r"""\p{N}{1,3}""",
-    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
-    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
-})
+# the split patterns a line cut splits (see above): every pattern of the C pre-tokenizer's table, and each
+# pattern of its Sequences (DeepSeek V3's three), in canonical form (patterns.canonical: the same cut)
+LINE_LOCAL_PATTERNS = frozenset(canonical(p) for spellings in CUTTERS.values() for sp in spellings
+                                for p in ((sp,) if isinstance(sp, str) else sp))
+
+
+def line_local_pattern(pattern: str | None) -> bool:
+    """Whether a line cut splits `pattern`'s work (one of LINE_LOCAL_PATTERNS, in whatever spelling cuts alike)."""
+    return pattern is not None and canonical(pattern) in LINE_LOCAL_PATTERNS
+
 
 MAX_CANDIDATES = 256  # newlines looked at for a cut on each side, before settling for the text's start or end
 

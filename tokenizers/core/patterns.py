@@ -15,6 +15,128 @@ GPT4_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
 
 SPLIT_MODES = {"none": None, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 
+# The vendors' patterns, as their packages and files spell them (tests/test_vendor_models.py holds each equal
+# to its source): tiktoken 0.14's GPT-2 (r50k_base) and o200k_base (o200k_harmony's too); Llama 3
+# (llama-models), Qwen (dashscope), Whisper (openai-whisper, also Hugging Face's ByteLevel spelling of
+# GPT-2's), Mistral's Tekken (its file), and DeepSeek V3's three Isolated Splits (its tokenizer.json, which
+# writes the newline and carriage return as themselves).
+GPT2_TIKTOKEN_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+O200K_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+TEKKEN_PATTERN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
+DEEPSEEK_V3_SPLITS = (
+    r"\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+)
+
+# The one table of the C pre-tokenizer (tokenizers/bpe/native/pretok.c), for the server's C host and the
+# browser's alike: each mode (lib.MODES) with the splits it cuts exactly as `regex` does, each a pattern or,
+# for a Sequence of Isolated Splits, the tuple of their patterns. A pattern is found here by what it means,
+# not by one spelling: cutter_of first brings it to a canonical form that cuts every text the same way
+# (below), then looks that form up; spellings that stay different but cut alike (tiktoken's GPT-2 and the
+# original, Whisper's) are each listed. tests/test_native_split.py holds every spelling equal to its mode on
+# every code point, in context, and under a fuzz.
+CUTTERS: dict[str, tuple] = {
+    "gpt2": (GPT2_PATTERN, GPT2_TIKTOKEN_PATTERN, WHISPER_PATTERN),
+    "gpt4": (GPT4_PATTERN,),
+    "o200k": (O200K_PATTERN,),
+    "llama3": (LLAMA3_PATTERN,),
+    "qwen": (QWEN_PATTERN,),
+    "tekken": (TEKKEN_PATTERN,),
+    "deepseek_v3": (DEEPSEEK_V3_SPLITS,),
+}
+
+
+def _alternatives(pattern: str) -> list[str] | None:
+    """`pattern` cut at its top-level `|` (outside groups and classes), or None when it does not scan."""
+    out, depth, start, i, n = [], 0, 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a class: up to its closing ], which may come first ([]...]) or after ^
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            if i >= n:
+                return None
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    if depth:
+        return None
+    out.append(pattern[start:])
+    return out
+
+
+def _greedy_at_end(alternative: str) -> str:
+    """An alternative whose last quantifier is possessive (X++, X*+, X?+, X{m,n}+), with it greedy: it ends
+    the alternative, and the alternative ends the whole pattern, so nothing after it can fail and make a
+    greedy quantifier give back what it took; both take the same."""
+    if len(alternative) < 3 or not alternative.endswith("+"):
+        return alternative
+    q = len(alternative) - 2  # the quantifier the final + would make possessive
+    if alternative[q] == "}":
+        brace = alternative.rfind("{", 0, q)
+        if brace < 0 or not regex.fullmatch(r"\d+(?:,\d*)?", alternative[brace + 1:q]):
+            return alternative  # \p{L}+ : a greedy + after a property, not a possessive one
+        q = brace
+    elif alternative[q] not in "+*?":
+        return alternative
+    escapes = len(alternative[:q]) - len(alternative[:q].rstrip("\\"))
+    return alternative if escapes % 2 else alternative[:-1]  # \++ is a literal + repeated
+
+
+def canonical(pattern: str) -> str:
+    """A spelling of `pattern` that cuts every text as it does (see _greedy_at_end); itself when it does not scan."""
+    alts = _alternatives(pattern)
+    return pattern if alts is None else "|".join(_greedy_at_end(a) for a in alts)
+
+
+def _canonical_split(split) -> str | tuple[str, ...]:
+    return canonical(split) if isinstance(split, str) else tuple(map(canonical, split))
+
+
+_CUTTER_OF: dict = {}
+
+
+def cutter_of(split: "str | tuple[str, ...] | None") -> str | None:
+    """The mode of CUTTERS that cuts `split` (a pattern, or a Sequence of Isolated Splits' patterns) exactly
+    as `regex` does, or None: "" or None is no split, also None here (the caller's "whole text")."""
+    if not split:
+        return None
+    if not _CUTTER_OF:
+        for mode, spellings in CUTTERS.items():
+            for sp in spellings:
+                _CUTTER_OF[_canonical_split(sp)] = mode
+    if isinstance(split, (list, tuple)) and len(split) == 1:
+        split = split[0]
+    return _CUTTER_OF.get(_canonical_split(tuple(split) if not isinstance(split, str) else split))
+
 
 class PatternError(ValueError):
     """A split pattern that cannot be used; the message says why and how to fix it."""

@@ -139,13 +139,13 @@ class WordPieceVocab:
 
 def _line_local_split(pre) -> bool:
     """A pre-tokenizer that a line cut splits (tokenizers/core/edits.py)."""
-    from tokenizers.core.edits import LINE_LOCAL_PATTERNS
+    from tokenizers.core.edits import line_local_pattern
     from tokenizers.pipeline import pre_tokenizers as pt
 
     if isinstance(pre, pt.Sequence):
         return all(_line_local_split(s) for s in pre.steps)
     if isinstance(pre, pt.Split):
-        return pre.behaviour == "Isolated" and not pre.invert and pre.pattern in LINE_LOCAL_PATTERNS
+        return pre.behaviour == "Isolated" and not pre.invert and line_local_pattern(pre.pattern)
     if isinstance(pre, pt.ByteLevel):
         return not pre.add_prefix_space  # its regex, when it uses one, is GPT-2's
     return isinstance(pre, pt.Digits)
@@ -191,6 +191,13 @@ class PipelineTokenizer(Tokenizer):
             from tokenizers.pipeline.pre_tokenizers import RegexSplit
 
             self._model_split = RegexSplit(compile_pattern(model.pattern))  # the model's own split, made once
+            self._cut = None  # the C pre-tokenizer's mode for the pre-tokenizer's cut (DeepSeek V3's splits)
+            if self.pre_tokenizer is not None:
+                from tokenizers.bpe.native import api
+                from tokenizers.pipeline.pre_tokenizers import split_patterns
+
+                patterns = split_patterns(self.pre_tokenizer)
+                self._cut = api.mode_of(patterns) if patterns else None
             return
         self.kind = model.kind if not getattr(model, "byte_level", False) else "bpe"
         self._pieces = {i: s for s, i in model.vocab.items()}
@@ -346,7 +353,9 @@ class PipelineTokenizer(Tokenizer):
         cuts here, "Python split, C merges" (or "Python")."""
         if self.pre_tokenizer is None:
             return self.model.engine
-        return "Python" if self.model.engine == "Python" else "Python split, C merges"
+        if self.model.engine == "Python":
+            return "Python"
+        return "C" if self._cut else "Python split, C merges"
 
     def normalize(self, text: str) -> str:
         """The text the model sees: `text` after the normalizer (unchanged when there is none)."""
@@ -470,8 +479,12 @@ class PipelineTokenizer(Tokenizer):
                 out.append(item[1])
             elif bytes_model:  # the C core: the model's own split, or each chunk of the pre-tokenizer's
                 p = item[1]
-                out.extend(self.model.encode_ordinary(p.text) if pre is None else
-                           self.model.encode_chunks(pre.split(p.text, first=p.first)))
+                if pre is None:
+                    out.extend(self.model.encode_ordinary(p.text))
+                elif self._cut and (got := self.model.encode_cut(p.text, self._cut)) is not None:
+                    out.extend(got)  # the pre-tokenizer's cut made by the C core (api.mode_of: the same chunks)
+                else:
+                    out.extend(self.model.encode_chunks(pre.split(p.text, first=p.first)))
             else:
                 for q in self._pieces_of(item[1]):
                     out.extend(self._chunk(q.text)[0])

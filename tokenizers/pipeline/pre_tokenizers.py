@@ -470,3 +470,25 @@ class RegexSplit(PreTokenizer):
         if self.compiled is None:
             return [p] if p.text else []
         return split_piece(p, _regex_finder(self.compiled), "Isolated")
+
+
+def split_patterns(pre) -> tuple[str, ...] | None:
+    """The patterns of a pre-tokenizer that only cuts, each Isolated (a Split not inverted, ByteLevel without
+    a prefix space: GPT-2's regex or none, or a Sequence of those), in order; None for any other, whose cut
+    no C mode stands for (tokenizers.core.patterns.cutter_of takes what this gives)."""
+    steps = pre.steps if isinstance(pre, Sequence) else (pre,)
+    out = []
+    for s in steps:
+        if isinstance(s, Sequence):
+            inner = split_patterns(s)
+            if inner is None:
+                return None
+            out += inner
+        elif isinstance(s, Split) and s.fast_path:
+            out.append(s.pattern)
+        elif isinstance(s, ByteLevel) and not s.add_prefix_space:
+            if s.use_regex:
+                out.append(GPT2_PATTERN)
+        else:
+            return None
+    return tuple(out)

@@ -26,20 +26,18 @@ from __future__ import annotations
 import base64
 import json
 
-LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+# the split patterns live with every other in tokenizers/core/patterns.py (CUTTERS: the C mode of each)
+from tokenizers.core.patterns import LLAMA3_PATTERN, QWEN_PATTERN, WHISPER_PATTERN  # noqa: F401
+
 LLAMA3_NAMED_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
                          "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
                          "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
                          "<|image|>")
 LLAMA3_NUM_SPECIALS = 256
 
-QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 QWEN_SPECIAL_START = 151643
 QWEN_EXTRAS = 205
 
-WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 # whisper.tokenizer.LANGUAGES, the first 99 (the package's default num_languages)
 WHISPER_LANGUAGES = (
     "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi "

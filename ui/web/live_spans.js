@@ -29,9 +29,10 @@ const LIVE = (globalThis.__tlLive = globalThis.__tlLive || {
 });
 
 export const PALETTE_SIZE = 10;
-// the C pre-tokenizer's modes (tokenizers/bpe/native/lib.py MODES: GPT-2, GPT-4, o200k), whose patterns are
-// among tokenizers/core/edits.py's LINE_LOCAL_PATTERNS (a SentencePiece model: spTable says when it is local)
-const LINE_LOCAL_MODES = new Set([1, 2, 3]);
+// the C pre-tokenizer's modes (tokenizers/bpe/native/lib.py MODES: GPT-2, GPT-4, o200k, Llama 3, Qwen, Tekken,
+// DeepSeek V3), whose patterns are all tokenizers/core/edits.py's LINE_LOCAL_PATTERNS (a SentencePiece model:
+// spTable says when it is local)
+const LINE_LOCAL_MODES = new Set([1, 2, 3, 4, 5, 6, 7]);
 const MARKS = { " ": "·", "\n": "↵", "\t": "→", "\r": "␍" };
 const SPOKEN = { " ": ["space", "spaces"], "\n": ["newline", "newlines"], "\t": ["tab", "tabs"],
   "\r": ["carriage return", "carriage returns"] };
@@ -100,29 +101,66 @@ export function tokenTable(b) {
     for (let k = 0; k < n; k++) index.set(ids[k], k);
   }
   const enc = new TextEncoder();
-  const special = new Map(Object.entries(header.special_tokens).map(([s, id]) => [id, enc.encode(s)]));
+  const special = firstSpelling(Object.entries(header.special_tokens), enc);
+  // a pipeline's (blob.py _serialize_pipeline): its other added tokens, always matched, and its normalizer
+  const added = header.added || [];
+  const addedBytes = firstSpelling(added, enc);
+  const literal = (id) => special.get(id) || addedBytes.get(id);
   return {
     specials: header.special_tokens,
     special,
     parses: true,  // the special tokens' strings are parsed from the text when the page says so
+    finders: addedFinders(header.special_tokens, added),
+    normalizer: header.normalizer || "",
     // an edit is encoded again only between line cuts (editTokens): the C pre-tokenizer's mode is one of the
-    // line-local patterns (tokenizers/core/edits.py says why), and, when they are parsed, no special token
-    // holds a newline (one would cross a cut)
-    lineLocal: LINE_LOCAL_MODES.has(header.mode),
+    // line-local patterns (tokenizers/core/edits.py says why), no added token holds a newline, and, when they
+    // are parsed, no special token does (one would cross a cut)
+    lineLocal: LINE_LOCAL_MODES.has(header.mode) && !added.some(([s]) => s.includes("\n")),
     specialNewline: Object.keys(header.special_tokens).some(s => s.includes("\n")),
     sp: null,
     piece: () => "",
     fallback: () => false,
     bytes(id) {
-      if (special.has(id)) return special.get(id);
+      const got = literal(id);
+      if (got) return got;
       const k = index ? index.get(id) : id - header.first_id;
       return tokBytes.subarray(offsets[k], offsets[k + 1]);
     },
     size(id) {  // bytes(id).length, without making the view
-      if (special.has(id)) return special.get(id).length;
+      const got = literal(id);
+      if (got) return got.length;
       return lengths[index ? index.get(id) : id - header.first_id];
     },
-    rank(id, nbytes) { return !special.has(id) && nbytes > 1 ? id - (firstMerge === Infinity ? 256 : firstMerge) : null; },
+    // (an added token was made by no merge: PipelineTokenizer.merge_rank)
+    rank(id, nbytes) { return !literal(id) && nbytes > 1 ? id - (firstMerge === Infinity ? 256 : firstMerge) : null; },
+  };
+}
+
+// id -> the UTF-8 bytes of its first spelling in [string, id] pairs (o200k_harmony spells id 200018 two ways: the
+// library decodes it as the first, BPETokenizer.token_bytes)
+function firstSpelling(pairs, enc) {
+  const out = new Map();
+  for (const [s, id] of pairs) if (!out.has(id)) out.set(id, enc.encode(s));
+  return out;
+}
+
+// The finders of a vocabulary's literal tokens, as tokenizers/pipeline/added_tokens.py allowed_matcher makes them:
+// in the text as typed, the special tokens (when the page parses them) and the other added tokens not marked
+// normalized; then, between those, the added tokens marked normalized (the text is its normalized form here:
+// liveModel draws only texts the normalizer leaves as they are). Each finds the leftmost match, the longest there
+// (a regular expression of the strings, longest first), as tokenizers/core/literals.py does.
+function addedFinders(specials, added) {
+  const make = (pairs) => {
+    if (!pairs.length) return null;
+    const ids = new Map(pairs);
+    const source = [...ids.keys()].filter(s => s).sort((a, b) => b.length - a.length)
+      .map(s => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    return source ? { re: new RegExp(source, "gu"), ids } : null;
+  };
+  const raw = added.filter(([, , normalized]) => !normalized).map(([s, id]) => [s, id]);
+  return {
+    raw: [make(raw), make([...Object.entries(specials), ...raw])],  // [not parsing specials, parsing them]
+    normalized: make(added.filter(([, , normalized]) => normalized).map(([s, id]) => [s, id])),
   };
 }
 
@@ -206,28 +244,46 @@ function spLengths(text, ids, table, off, atStart) {
   return lens;
 }
 
-// ids of a text: the special-token strings parsed (leftmost, then the longest, as the library's finder) when
-// `parse`, the rest through the C core; `atStart` false: the text is a part of a longer one that does not start
-// it (a SentencePiece model puts its dummy prefix only in front of the whole text)
-export function encodeText(vocab, specials, text, parse, atStart = true) {
-  // (a SentencePiece model's caller passes parse false: it never parses its control pieces)
-  if (!parse) return Array.from(vocab.encode(text, atStart));
-  const names = Object.keys(specials);
+// ids of a text: its literal tokens found (table.finders: the special-token strings when `parse`, a pipeline's
+// added tokens always), the rest through the C core; `atStart` false: the text is a part of a longer one that does
+// not start it (a SentencePiece model puts its dummy prefix only in front of the whole text, and never parses its
+// control pieces: spTable has no finders)
+export function encodeText(vocab, table, text, parse, atStart = true) {
+  const f = table.finders;
+  if (!f) return Array.from(vocab.encode(text, atStart));
   const out = [];
-  let at = 0;
-  while (at <= text.length) {
-    let best = -1, bestName = "";
-    for (const s of names) {
-      const i = text.indexOf(s, at);
-      if (i >= 0 && (best < 0 || i < best || (i === best && s.length > bestName.length))) { best = i; bestName = s; }
-    }
-    const end = best < 0 ? text.length : best;
-    if (end > at) for (const id of vocab.encode(text.slice(at, end))) out.push(id);
-    if (best < 0) break;
-    out.push(specials[bestName]);
-    at = best + bestName.length;
-  }
+  const plain = (s) => { if (s) for (const id of vocab.encode(s)) out.push(id); };
+  const between = (s) => found(f.normalized, s, (id) => out.push(id), plain);
+  found(f.raw[parse ? 1 : 0], text, (id) => out.push(id), between);
   return out;
+}
+
+// `text` cut by a finder: each match's id given to `token`, each stretch between matches to `rest`
+function found(finder, text, token, rest) {
+  if (!finder) { rest(text); return; }
+  const re = finder.re;
+  re.lastIndex = 0;
+  let at = 0, m;
+  while ((m = re.exec(text)) !== null) {
+    rest(text.slice(at, m.index));
+    token(finder.ids.get(m[0]));
+    at = m.index + m[0].length;
+  }
+  rest(text.slice(at));
+}
+
+// Whether the browser draws `text` exactly as the server would for a vocabulary with a normalizer (Qwen's NFC,
+// Claude's NFKC): only when the normalizer leaves it as it is, so that the tokens tile the text as typed (the
+// server's span_lengths path). String.normalize follows this browser's Unicode, which may be newer than the
+// server's Python: a text it leaves as it is, with no character this browser has unassigned, Python leaves too
+// (Unicode's normalization stability: what a newer version leaves normalized, an older one does; a character
+// an older browser lacks is refused here). Any other text is drawn by the server (the column defers).
+const UNASSIGNED = /\p{Cn}/u;
+export function normalizedAlready(table, text) {
+  const form = table.normalizer;
+  if (!form) return true;
+  if (!/[^\x00-\x7f]/.test(text)) return true;  // ASCII: every form leaves it as it is
+  return !UNASSIGNED.test(text) && text.normalize(form) === text;
 }
 
 // -- a text's tokens, and an edit encoded again only where it changed (issue 22) ------------------------------
@@ -784,7 +840,7 @@ function spliceRows(r, n, head, from, tail) {
 export function textTokens(v, text, parse, whole = false) {
   const table = v.table;
   const encode = (s, atStart) => {  // a stretch of the text: [its ids, each one's bytes]
-    const ids = encodeText(v.vocab, table.specials, s, parse, atStart);
+    const ids = encodeText(v.vocab, table, s, parse, atStart);
     if (table.sp) return [ids, spLengths(s, ids, table, offsets(s), atStart)];
     const lens = new Int32Array(ids.length);
     for (let k = 0; k < ids.length; k++) lens[k] = table.size(ids[k]);
@@ -808,6 +864,7 @@ export function textTokens(v, text, parse, whole = false) {
 // whole text encoded (the reference the tests hold the edit path equal to)
 export function liveModel(v, text, live, d, whole = false) {
   const clean = text.toWellFormed ? text.toWellFormed() : text;
+  if (!normalizedAlready(v.table, clean)) return { model: null, count: 0, chars: 0, bytes: 0, ids: [] };
   const t = textTokens(v, clean, !!(live.parse && v.table.parses), whole);
   let memos = v.memos || (v.memos = [new Map(), new Map()]);
   if (memos[0].size + memos[1].size > 200000) {  // bounded: a visit that types a lot of different text starts afresh

@@ -21,20 +21,19 @@ def _addr(a: array) -> int:
     return a.buffer_info()[0]
 
 
-def mode_of(pattern: str | None) -> int | None:
-    """The C pre-tokenizer mode for a split pattern (0 = no split), or None if C cannot cut it."""
-    from tokenizers.core.patterns import SPLIT_MODES
+def mode_of(pattern) -> int | None:
+    """The C pre-tokenizer mode for a split pattern, or a Sequence of Isolated Splits' patterns (0 = no
+    split), or None if C cannot cut it (tokenizers.core.patterns.CUTTERS, the one table)."""
+    from tokenizers.core.patterns import cutter_of
 
     if pattern is None or pattern == "":
         return 0
-    for name, p in SPLIT_MODES.items():
-        if p == pattern and name in MODES:
-            return MODES[name]
-    return None
+    name = cutter_of(pattern)
+    return MODES[name] if name is not None else None
 
 
 def split_ends(mode: str, data: bytes) -> list[int]:
-    """Byte offsets where the chunks of UTF-8 `data` end, cut by the GPT-2 or GPT-4 pattern."""
+    """Byte offsets where the chunks of UTF-8 `data` end, cut by the mode named `mode` (lib.MODES)."""
     cap = len(data)
     ends = (c_int64 * max(cap, 1))()
     n = _lib().tl_split(MODES[mode], data, len(data), ends, cap)

@@ -38,23 +38,6 @@ import struct
 from array import array
 from dataclasses import dataclass
 
-# Patterns spelled differently from tokenizers.core.patterns' that cut every text the same way, so the C
-# pre-tokenizer's mode serves them: tiktoken's r50k/gpt2 pattern is GPT2_PATTERN with possessive
-# quantifiers (nothing follows them to give back to) and `\s++$|\s+(?!\S)|\s` for `\s+(?!\S)|\s+`
-# (a run reaching the end is taken whole by both; a run of one before a non-space is one `\s`).
-# tests/test_wasm_blob.py holds regex's cut of each equal to the C mode's.
-# o200k_base's pattern (tiktoken's pat_str, also o200k_harmony's) has a mode of its own (pretok.c's
-# o200k_end), not in tokenizers.core.patterns' SPLIT_MODES: the library's Python host still cuts it
-# with `regex` (tests/test_native_split.py holds the two equal).
-O200K_PATTERN = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
-SAME_CUT = {
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""": "gpt2",
-    O200K_PATTERN: "o200k",
-}
-
 MAGIC = b"TLVOCAB\0"
 FORMAT = 1
 PREFIX = 48  # magic, version, header length, sha256
@@ -84,45 +67,85 @@ def _swapped(a: array) -> bytes:
     return a.tobytes()
 
 
-def mode_of(pattern: str | None) -> int | None:
-    """The C pre-tokenizer mode that cuts `pattern`'s way (api.mode_of, then SAME_CUT), or None."""
-    from . import api
-    from .lib import MODES
-
-    mode = api.mode_of(pattern)
-    if mode is None and pattern in SAME_CUT:
-        mode = MODES[SAME_CUT[pattern]]
-    return mode
-
-
 def serialize(tok) -> Blob:
     """The blob of a byte-level BPETokenizer (a trained one, or a tiktoken vocabulary such as gpt2,
     cl100k_base): the same byte ids, merges, token table and shortcut flag as its C encoder, plus
     its pattern's C pre-tokenizer mode and its special tokens."""
-    from tokenizers.bpe.merges import RecoveredMerges
     from tokenizers.bpe.model import BPETokenizer
 
-    from .lib import digest
+    from . import api
 
     if getattr(tok, "kind", None) == "sentencepiece":
         return _serialize_sentencepiece(tok)
+    from tokenizers.hf.models import PipelineTokenizer
+
+    if isinstance(tok, PipelineTokenizer):
+        return _serialize_pipeline(tok)
     if not isinstance(tok, BPETokenizer):
         raise ValueError(f"{getattr(tok, 'name', tok)!r} is not a byte-level BPE model (a pipeline or "
                          "another algorithm): the browser build cannot encode it")
-    mode = mode_of(tok.pattern)
+    mode = api.mode_of(tok.pattern)
     if mode is None:
         raise ValueError(f"{tok.name}: the C pre-tokenizer has no mode for its split pattern, so the "
                          "browser cannot cut its text as the library does")
-    # what BPETokenizer._c_encoder hands the C core, in the same form
-    by_ranks = isinstance(tok.merges, RecoveredMerges)
-    pairs = [] if by_ranks else list(dict.items(tok.merges))
-    toks = sorted(tok._bytes_to_id.items(), key=lambda kv: kv[1])
+    return _serialize_bpe(tok, mode, {"name": tok.name, "special_tokens": dict(tok.special_tokens)})
+
+
+def _serialize_bpe(model, mode: int, fields: dict) -> Blob:
+    """A byte-level BPE model's blob: what BPETokenizer._c_encoder hands the C core, in the same form, with the
+    header's `fields` (name, special tokens, a pipeline's stages)."""
+    from tokenizers.bpe.merges import RecoveredMerges
+
+    from .lib import digest
+
+    by_ranks = isinstance(model.merges, RecoveredMerges)
+    pairs = [] if by_ranks else list(dict.items(model.merges))
+    toks = sorted(model._bytes_to_id.items(), key=lambda kv: kv[1])
     header = {
-        "name": tok.name, "pattern": tok.pattern or "", "mode": mode, "by_ranks": int(by_ranks),
-        "shortcut": int(bool(tok.whole_chunk_shortcut)), "npairs": len(pairs), **_token_fields(toks),
-        "special_tokens": dict(tok.special_tokens), "native": digest(),
+        "name": fields["name"], "pattern": model.pattern or "", "mode": mode, "by_ranks": int(by_ranks),
+        "shortcut": int(bool(model.whole_chunk_shortcut)), "npairs": len(pairs), **_token_fields(toks),
+        **{k: v for k, v in fields.items() if k != "name"}, "native": digest(),
     }
-    return _pack(header, tok.byte_ids, pairs, toks)
+    return _pack(header, model.byte_ids, pairs, toks)
+
+
+NORMALIZERS = ("NFC", "NFKC", "NFD", "NFKD")  # the ones a browser applies as String.normalize does (live_spans.js)
+
+
+def _serialize_pipeline(tok) -> Blob:
+    """A PipelineTokenizer whose stages the browser can follow exactly (Qwen's NFC, Claude's NFKC, DeepSeek V3's
+    splits): a byte-level BPE model, a Unicode normalizer or none, a pre-tokenizer a C mode cuts (or none:
+    the model's own pattern), added tokens without lstrip, rstrip or single_word. Their header adds
+    "normalizer" (the form, or absent) and "added": the non-special added tokens, always matched, as
+    [[content, id, normalized], ...]. ValueError for anything else."""
+    from tokenizers.bpe.model import BPETokenizer
+    from tokenizers.pipeline.normalizers import UnicodeForm
+    from tokenizers.pipeline.pre_tokenizers import split_patterns
+
+    from . import api
+
+    model = tok.model
+    if not isinstance(model, BPETokenizer):
+        raise ValueError(f"{tok.name}: its model is not the byte-level BPE, so the browser cannot encode it")
+    norm = tok.normalizer
+    if norm is not None and not (isinstance(norm, UnicodeForm) and norm.form in NORMALIZERS):
+        raise ValueError(f"{tok.name}: its normalizer ({norm.kind}) is not one the browser applies exactly")
+    if tok.pre_tokenizer is None:
+        mode = api.mode_of(model.pattern)
+    else:
+        patterns = split_patterns(tok.pre_tokenizer)
+        mode = api.mode_of(patterns) if patterns else 0 if patterns == () else None
+    if mode is None:
+        raise ValueError(f"{tok.name}: the C pre-tokenizer has no mode for its pre-tokenizer, so the browser "
+                         "cannot cut its text as the library does")
+    if any(t.lstrip or t.rstrip or t.single_word for t in tok.added_tokens):
+        raise ValueError(f"{tok.name}: an added token strips or matches whole words only, which the browser "
+                         "does not follow")
+    fields = {"name": tok.name, "special_tokens": dict(tok.special_tokens),
+              "added": [[t.content, t.id, int(t.normalized)] for t in tok.added_tokens if not t.special]}
+    if norm is not None:
+        fields["normalizer"] = norm.form
+    return _serialize_bpe(model, mode, fields)
 
 
 def _token_fields(toks: list[tuple[bytes, int]]) -> dict:

@@ -192,7 +192,7 @@ int tl_chunks_add(tl_chunks *c, const uint8_t *p, int64_t len, int64_t count) {
 int64_t tl_chunks_count_text(tl_chunks *c, int mode, const uint8_t *s, int64_t n) {
     if (n <= 0) return 0;
     if (mode == 0) return st_add(c, s, n, 1) ? -1 : 1;
-    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4 && mode != TL_MODE_O200K) return -1;
+    if (!tl_mode_known(mode)) return -1;
     int64_t cut = 0;
     for (size_t pos = 0; pos < (size_t)n; cut++) {
         size_t end = tl_chunk_end(mode, s, (size_t)n, pos);
@@ -684,7 +684,7 @@ static int64_t encode_chunk(const tl_encoder *e, const uint8_t *p, int64_t n, in
    token is at least one byte). Returns the number of ids, or -1 (memory, or unknown mode). */
 int64_t tl_encode(const tl_encoder *e, int mode, const uint8_t *s, int64_t n, int32_t *out) {
     if (n <= 0) return 0;
-    if (mode != 0 && mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4 && mode != TL_MODE_O200K) return -1;
+    if (mode != 0 && !tl_mode_known(mode)) return -1;
     int64_t k = 0;
     for (size_t pos = 0; pos < (size_t)n;) {
         size_t end = mode ? tl_chunk_end(mode, s, (size_t)n, pos) : (size_t)n;

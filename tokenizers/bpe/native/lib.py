@@ -14,7 +14,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = ("pretok.c", "bpe.c")
 HEADERS = ("tl_native.h",)
-MODES = {"gpt2": 1, "gpt4": 2, "o200k": 3}  # pre-tokenizer modes known to the C code
+# the C pre-tokenizer's modes (tl_native.h TL_MODE_*); tokenizers/core/patterns.py CUTTERS names what each cuts
+MODES = {"gpt2": 1, "gpt4": 2, "o200k": 3, "llama3": 4, "qwen": 5, "tekken": 6, "deepseek_v3": 7}
 # the WebAssembly build (build.build_wasm): the same sources plus a file of memory helpers, and what
 # it exports to JavaScript (tokenizers/bpe/native/tl_wasm.js calls these)
 WASM_SOURCES = ("tl_wasm.c",)

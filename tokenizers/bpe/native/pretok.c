@@ -1,11 +1,13 @@
-/* Token Lens native core: the GPT-2, GPT-4 and o200k_base pre-tokenizers, hand-written.
+/* Token Lens native core: the pre-tokenizers of every registry vocabulary, hand-written: GPT-2's
+   (Whisper's), GPT-4's, Llama 3's, Qwen's, o200k_base's, Tekken's and DeepSeek V3's sequence of splits.
 
-   Python cuts text with tokenizers/patterns.py's GPT2_PATTERN and GPT4_PATTERN through the `regex`
-   module. A general regex engine is slow at this (it tries each alternative in turn, with
-   backtracking, for every chunk), but the two patterns are simple enough that each one becomes a
-   short decision on the first one or two characters of a chunk, followed by a scan over a run of
-   characters of one class. This file is that decision, written so that every chunk boundary is
-   byte-for-byte the one `regex` finds (tests/test_native_split.py holds the two equal).
+   Python cuts text with the patterns of tokenizers/core/patterns.py (its CUTTERS table names the mode
+   of this file that cuts each) through the `regex` module. A general regex engine is slow at this (it
+   tries each alternative in turn, with backtracking, for every chunk), but these patterns are simple
+   enough that each one becomes a short decision on the first one or two characters of a chunk,
+   followed by a scan over a run of characters of one class. This file is that decision, written so
+   that every chunk boundary is byte-for-byte the one `regex` finds (tests/test_native_split.py holds
+   them equal, on every code point and a fuzz).
 
    It works on the UTF-8 bytes directly: an ASCII byte's class is one table look-up, and only
    non-ASCII characters are decoded. Character classes (letter \p{L}, number \p{N}, whitespace \s,
@@ -171,6 +173,9 @@ static size_t gpt2_end(const uint8_t *s, size_t n, size_t pos)
 /* ---------------------------------------------------------------------------------------------
    GPT-4:  '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
            |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+   Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
+           |\s*[\r\n]+|\s+(?!\S)|\s+
+   Qwen:   Llama 3's with \p{N} for \p{N}{1,3}
    --------------------------------------------------------------------------------------------- */
 
 /* Which of the contraction letters s d m t l v r e the character at s[i] matches under (?i)
@@ -191,7 +196,13 @@ static char contraction_letter(const uint8_t *s, size_t n, size_t i, size_t *len
     return 0;
 }
 
-static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos)
+/* `digits`: 3 for \p{N}{1,3}+ (GPT-4, Llama 3), 1 for Qwen's \p{N}. `end_whole`: 1 for GPT-4's whitespace
+   alternatives (\s++$ first: a run that reaches the end of the text is one chunk), 0 for Llama 3's and
+   Qwen's \s*[\r\n]+|\s+(?!\S)|\s+, the same but for that rule (a run with a newline that reaches the end
+   is cut after its last newline, as o200k_base's is). Otherwise the three patterns are one: Llama 3's
+   `(?i:'s|'t|...)` is GPT-4's `'(?i:[sdmt]|ll|ve|re)`, and its greedy quantifiers end their alternatives,
+   where possessive ones take the same (nothing follows them to give back to). */
+static inline size_t gpt4_like_end(const uint8_t *s, size_t n, size_t pos, int digits, int end_whole)
 {
     size_t len0, len1 = 0, i;
     int c0, c1, k;
@@ -219,7 +230,7 @@ static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos)
     /* \p{N}{1,3}+ : numbers go in chunks of at most three digits, counted from the left. */
     if (c0 == TL_C_NUMBER) {
         i = pos + len0;
-        for (k = 1; k < 3 && i < n && class_at(s, n, i, &len1) == TL_C_NUMBER; k++)
+        for (k = 1; k < digits && i < n && class_at(s, n, i, &len1) == TL_C_NUMBER; k++)
             i += len1;
         return i;
     }
@@ -248,24 +259,32 @@ static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos)
     /* \s++$ : the possessive run must end where $ matches: at the very end of the text, or just
        before a final "\n". The latter can never happen, because that "\n" is whitespace too and
        the possessive run has already taken it. So: a run that reaches the end is one chunk. */
-    if (r.end == n)
+    if (end_whole && r.end == n)
         return r.end;
     /* \s*[\r\n] : \s* takes the run and backtracks until a \r or \n follows: the chunk ends
        after the run's LAST newline ("  \n\n  x" -> "  \n\n", "  x"). */
     if (r.after_newline)
         return r.after_newline;
-    /* \s+(?!\S) : the run minus its last character, as in GPT-2 ... */
+    /* \s+(?!\S) : the whole run at the end of the text (without \s++$, when it has no newline), else the
+       run minus its last character, as in GPT-2 ... */
+    if (r.end == n)
+        return r.end;
     if (r.last != pos)
         return r.last;
     /* \s : ... or, for a run of one, that character. */
     return r.end;
 }
 
+static size_t gpt4_end(const uint8_t *s, size_t n, size_t pos) { return gpt4_like_end(s, n, pos, 3, 1); }
+static size_t llama3_end(const uint8_t *s, size_t n, size_t pos) { return gpt4_like_end(s, n, pos, 3, 0); }
+static size_t qwen_end(const uint8_t *s, size_t n, size_t pos) { return gpt4_like_end(s, n, pos, 1, 0); }
+
 /* ---------------------------------------------------------------------------------------------
    o200k_base (GPT-4o), tiktoken's pattern, where U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}],
    W = [\p{Ll}\p{Lm}\p{Lo}\p{M}] and C = (?i:'s|'t|'re|'ve|'m|'ll|'d):
      [^\r\n\p{L}\p{N}]?U*W+C? | [^\r\n\p{L}\p{N}]?U+W*C? | \p{N}{1,3} | ?[^\s\p{L}\p{N}]+[\r\n/]*
      | \s*[\r\n]+ | \s+(?!\S) | \s+
+   Mistral's Tekken: the same without C? and with \p{N} for \p{N}{1,3}.
    No possessive quantifiers: regex backtracks, and the code below follows its order of trials.
    Classes (TL_O_*): UPPER (Lu, Lt) is only in U, LOWER (Ll) only in W, BOTH (Lm, Lo) and MARK (M)
    in both; MARK is not a letter, so it is also "other" for [^\r\n\p{L}\p{N}] and [^\s\p{L}\p{N}].
@@ -317,11 +336,11 @@ static size_t o_w_run(const uint8_t *s, size_t n, size_t i)
     return i;
 }
 
-/* U*W+C? from i: the end, or 0 when it does not match. U* first takes its whole run; W+ then needs a
+/* U*W+C? from i (C only when `contr`): the end, or 0 when it does not match. U* first takes its whole run; W+ then needs a
    W character right after what U* kept. After the whole run comes a non-U character, which is W only
    if it is LOWER; failing that, U* gives back characters until the one after it is W, i.e. up to the
    run's last BOTH or MARK, and W+ takes that one character (what follows it in the run is UPPER). */
-static size_t o_upper_lower(const uint8_t *s, size_t n, size_t i)
+static inline size_t o_upper_lower(const uint8_t *s, size_t n, size_t i, int contr)
 {
     size_t len, last = 0, last_end = 0;
     int c;
@@ -337,24 +356,26 @@ static size_t o_upper_lower(const uint8_t *s, size_t n, size_t i)
         i += len;
     }
     if (i < n && o_class_at(s, n, i, &len) == TL_O_LOWER)
-        return o_contraction(s, n, o_w_run(s, n, i));
+        return contr ? o_contraction(s, n, o_w_run(s, n, i)) : o_w_run(s, n, i);
     if (last)
-        return o_contraction(s, n, last_end);
+        return contr ? o_contraction(s, n, last_end) : last_end;
     return 0;
 }
 
-/* U+W*C? from i: the end, or 0 when s[i] is not U. */
-static size_t o_upper_then_lower(const uint8_t *s, size_t n, size_t i)
+/* U+W*C? from i (C only when `contr`): the end, or 0 when s[i] is not U. */
+static inline size_t o_upper_then_lower(const uint8_t *s, size_t n, size_t i, int contr)
 {
     size_t len, start = i;
     while (i < n && O_IN_U(o_class_at(s, n, i, &len)))
         i += len;
     if (i == start)
         return 0;
-    return o_contraction(s, n, o_w_run(s, n, i));
+    return contr ? o_contraction(s, n, o_w_run(s, n, i)) : o_w_run(s, n, i);
 }
 
-static size_t o200k_end(const uint8_t *s, size_t n, size_t pos)
+/* `contr`: 1 for o200k_base's contractions C? after a word, 0 for Tekken's pattern, which has none;
+   `digits`: 3 for \p{N}{1,3}, 1 for Tekken's \p{N}. Otherwise the two patterns are the same. */
+static inline size_t o200k_like_end(const uint8_t *s, size_t n, size_t pos, int contr, int digits)
 {
     size_t len0, len1, i, e;
     int c0, c1, k;
@@ -365,18 +386,18 @@ static size_t o200k_end(const uint8_t *s, size_t n, size_t pos)
     /* [^\r\n\p{L}\p{N}]? : one character that is not \r, \n, a letter or a number may lead either
        word alternative; `?` is greedy, so each is tried with it first, then without */
     int lead = b != '\r' && b != '\n' && (c0 == TL_O_OTHER || c0 == TL_O_MARK || c0 == TL_O_SPACE);
-    if (lead && pos + len0 < n && (e = o_upper_lower(s, n, pos + len0)))
+    if (lead && pos + len0 < n && (e = o_upper_lower(s, n, pos + len0, contr)))
         return e;
-    if ((e = o_upper_lower(s, n, pos)))
+    if ((e = o_upper_lower(s, n, pos, contr)))
         return e;
-    if (lead && pos + len0 < n && (e = o_upper_then_lower(s, n, pos + len0)))
+    if (lead && pos + len0 < n && (e = o_upper_then_lower(s, n, pos + len0, contr)))
         return e;
-    if ((e = o_upper_then_lower(s, n, pos)))
+    if ((e = o_upper_then_lower(s, n, pos, contr)))
         return e;
-    /* \p{N}{1,3} */
+    /* \p{N}{1,3} (Tekken: \p{N}) */
     if (c0 == TL_O_NUMBER) {
         i = pos + len0;
-        for (k = 1; k < 3 && i < n && o_class_at(s, n, i, &len1) == TL_O_NUMBER; k++)
+        for (k = 1; k < digits && i < n && o_class_at(s, n, i, &len1) == TL_O_NUMBER; k++)
             i += len1;
         return i;
     }
@@ -410,53 +431,209 @@ static size_t o200k_end(const uint8_t *s, size_t n, size_t pos)
     return r.end;
 }
 
+static size_t o200k_end(const uint8_t *s, size_t n, size_t pos) { return o200k_like_end(s, n, pos, 1, 3); }
+static size_t tekken_end(const uint8_t *s, size_t n, size_t pos) { return o200k_like_end(s, n, pos, 0, 1); }
+
+/* ---------------------------------------------------------------------------------------------
+   DeepSeek V3: its tokenizer.json cuts with a Sequence of three Splits, each "Isolated" (what a split's
+   pattern leaves between its matches is a piece too), every one applied to each piece of the one before:
+     1.  \p{N}{1,3}
+     2.  [\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+                        (CJK: Han, hiragana, katakana)
+     3.  [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+ | [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+         | ?[\p{P}\p{S}]+[\r\n]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+   Split 1 isolates every number character (digits go in threes from the left of each run), so the pieces
+   split 2 meets are runs of numbers or of none; split 2 cuts the latter into runs of CJK and of the rest.
+   A piece of split 2 is therefore a maximal run of one *kind* (number, CJK, rest), but for runs of numbers,
+   which are cut in threes and which split 3 leaves whole (none of its alternatives starts at a number
+   char: they are not letters, marks, punctuation or whitespace, and a number is never followed by a
+   letter inside a run of numbers). So split 3 runs on a run of one kind, and the end of that run is its
+   end of text: what it sees past a kind change is nothing (ds_at returns DS_END), which is where
+   (?!\S) holds. Classes (TL_D_*): LETTER \p{L}, MARK \p{M}, PUNCT \p{P} or \p{S}, NUMBER \p{N}, SPACE \s.
+   --------------------------------------------------------------------------------------------- */
+
+#define DS_END (-1)
+
+static inline int ds_cjk(uint32_t cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FA5) || (cp >= 0x3040 && cp <= 0x30FF);
+}
+
+/* The class of the character at s[i] and its length, and its kind (0 number, 1 CJK, 2 the rest). */
+static inline int ds_class_at(const uint8_t *s, size_t n, size_t i, size_t *len, int *kind)
+{
+    uint32_t cp;
+    int c;
+
+    if (s[i] < 0x80) {
+        *len = 1;
+        c = tl_d_ascii_class[s[i]];
+        *kind = c == TL_D_NUMBER ? 0 : 2;
+        return c;
+    }
+    cp = decode(s, n, i, len);
+    if (cp >= TL_MAX_CP) {
+        *kind = 2;
+        return TL_D_OTHER;
+    }
+    c = tl_d_stage2[((size_t)tl_d_stage1[cp >> TL_BLOCK_SHIFT] << TL_BLOCK_SHIFT) | (cp & ((1u << TL_BLOCK_SHIFT) - 1))];
+    *kind = c == TL_D_NUMBER ? 0 : ds_cjk(cp) ? 1 : 2;
+    return c;
+}
+
+/* The class at i within a piece of kind `kind`: DS_END at the end of the text or where the kind changes. */
+static inline int ds_at(const uint8_t *s, size_t n, size_t i, int kind, size_t *len)
+{
+    int k, c;
+
+    if (i >= n)
+        return DS_END;
+    c = ds_class_at(s, n, i, len, &k);
+    return k == kind ? c : DS_END;
+}
+
+static inline int ds_ascii_punct(uint8_t b)
+{
+    return (b >= 0x21 && b <= 0x2F) || (b >= 0x3A && b <= 0x40) || (b >= 0x5B && b <= 0x60) || (b >= 0x7B && b <= 0x7E);
+}
+
+static inline int ds_ascii_letter(uint8_t b) { return (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z'); }
+
+/* The end of the run of letters and marks from i. */
+static size_t ds_lm_run(const uint8_t *s, size_t n, size_t i, int kind)
+{
+    size_t len;
+    int c;
+    while ((c = ds_at(s, n, i, kind, &len)) == TL_D_LETTER || c == TL_D_MARK)
+        i += len;
+    return i;
+}
+
+/* Split 3 at pos, in a piece of kind `kind`: the end of its match, or 0 when no alternative matches there
+   (the character is then part of a gap, which Isolated keeps as a piece). */
+static size_t ds_match(const uint8_t *s, size_t n, size_t pos, int kind)
+{
+    size_t len0, len1 = 0, i;
+    int c0, c1, after_newline_end;
+    uint8_t b = s[pos];
+
+    c0 = ds_at(s, n, pos, kind, &len0);
+    /* [!"#...~][A-Za-z]+ : one ASCII punctuation character or symbol, then ASCII letters */
+    if (ds_ascii_punct(b) && pos + 1 < n && ds_ascii_letter(s[pos + 1])) {
+        i = pos + 1;
+        while (i < n && ds_ascii_letter(s[i]))
+            i++;
+        return i;
+    }
+    /* [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+ : a run of letters and marks, after at most one character that
+       is none of \r, \n, a letter, punctuation or a symbol (a mark as that one is the same run) */
+    if (c0 == TL_D_LETTER || c0 == TL_D_MARK)
+        return ds_lm_run(s, n, pos + len0, kind);
+    c1 = ds_at(s, n, pos + len0, kind, &len1);
+    if (b != '\r' && b != '\n' && c0 != TL_D_PUNCT && (c1 == TL_D_LETTER || c1 == TL_D_MARK))
+        return ds_lm_run(s, n, pos + len0 + len1, kind);
+    /* ' ?[\p{P}\p{S}]+[\r\n]*' */
+    if (c0 == TL_D_PUNCT || (b == ' ' && c1 == TL_D_PUNCT)) {
+        i = c0 == TL_D_PUNCT ? pos + len0 : pos + 1 + len1;
+        while (ds_at(s, n, i, kind, &len1) == TL_D_PUNCT)
+            i += len1;
+        while (kind == 2 && i < n && (s[i] == '\r' || s[i] == '\n'))  /* newlines are of the kind "the rest" */
+            i++;
+        return i;
+    }
+    if (c0 != TL_D_SPACE)
+        return 0;
+    /* \s*[\r\n]+ | \s+(?!\S) | \s+ , as o200k_base's (whitespace is always of the kind "the rest") */
+    {
+        size_t last = pos, after_newline = 0;
+        i = pos;
+        while (ds_at(s, n, i, kind, &len1) == TL_D_SPACE) {
+            if (s[i] == '\r' || s[i] == '\n')
+                after_newline = i + 1;
+            last = i;
+            i += len1;
+        }
+        if (after_newline)
+            return after_newline;
+        after_newline_end = ds_at(s, n, i, kind, &len1) == DS_END;  /* the piece's end: (?!\S) holds */
+        if (after_newline_end)
+            return i;
+        if (last != pos)
+            return last;
+        return i;
+    }
+}
+
+static size_t deepseek_end(const uint8_t *s, size_t n, size_t pos)
+{
+    size_t len, i, e;
+    int kind, c, k;
+
+    c = ds_class_at(s, n, pos, &len, &kind);
+    if (kind == 0) {  /* split 1: \p{N}{1,3}, which splits 2 and 3 leave as it is */
+        i = pos + len;
+        for (k = 1; k < 3 && ds_at(s, n, i, 0, &len) == TL_D_NUMBER; k++)
+            i += len;
+        return i;
+    }
+    (void)c;
+    if ((e = ds_match(s, n, pos, kind)))
+        return e;
+    /* a gap: up to where split 3 matches again, or its piece ends */
+    i = pos + len;
+    while (ds_at(s, n, i, kind, &len) != DS_END && !ds_match(s, n, i, kind))
+        i += len;
+    return i;
+}
+
 /* ---------------------------------------------------------------------------------------------
    Exported
    --------------------------------------------------------------------------------------------- */
+
+int tl_mode_known(int mode)
+{
+    return mode >= TL_MODE_GPT2 && mode <= TL_MODE_DEEPSEEK_V3;
+}
 
 /* Returns 0 (never a valid end, which is > pos) for an unknown mode or pos >= n. */
 size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos)
 {
     if (pos >= n)
         return 0;
-    if (mode == TL_MODE_GPT2)
-        return gpt2_end(s, n, pos);
-    if (mode == TL_MODE_GPT4)
-        return gpt4_end(s, n, pos);
-    if (mode == TL_MODE_O200K)
-        return o200k_end(s, n, pos);
-    return 0;
+    switch (mode) {
+    case TL_MODE_GPT2: return gpt2_end(s, n, pos);
+    case TL_MODE_GPT4: return gpt4_end(s, n, pos);
+    case TL_MODE_O200K: return o200k_end(s, n, pos);
+    case TL_MODE_LLAMA3: return llama3_end(s, n, pos);
+    case TL_MODE_QWEN: return qwen_end(s, n, pos);
+    case TL_MODE_TEKKEN: return tekken_end(s, n, pos);
+    case TL_MODE_DEEPSEEK_V3: return deepseek_end(s, n, pos);
+    default: return 0;
+    }
 }
+
+/* One loop per mode, so that each calls its chunk function directly (and inlined). */
+#define TL_SPLIT_LOOP(fn)                          \
+    while (pos < len) {                            \
+        pos = fn(s, len, pos);                     \
+        if (count < cap)                           \
+            ends[count] = (int64_t)pos;            \
+        count++;                                   \
+    }
 
 int64_t tl_split(int mode, const uint8_t *s, int64_t n, int64_t *ends, int64_t cap)
 {
     size_t pos = 0, len = n > 0 ? (size_t)n : 0;
     int64_t count = 0;
 
-    if (mode != TL_MODE_GPT2 && mode != TL_MODE_GPT4 && mode != TL_MODE_O200K)
-        return -1;
-    /* One loop per mode, so that each calls its chunk function directly (and inlined). */
-    if (mode == TL_MODE_GPT2) {
-        while (pos < len) {
-            pos = gpt2_end(s, len, pos);
-            if (count < cap)
-                ends[count] = (int64_t)pos;
-            count++;
-        }
-    } else if (mode == TL_MODE_O200K) {
-        while (pos < len) {
-            pos = o200k_end(s, len, pos);
-            if (count < cap)
-                ends[count] = (int64_t)pos;
-            count++;
-        }
-    } else {
-        while (pos < len) {
-            pos = gpt4_end(s, len, pos);
-            if (count < cap)
-                ends[count] = (int64_t)pos;
-            count++;
-        }
+    switch (mode) {
+    case TL_MODE_GPT2: TL_SPLIT_LOOP(gpt2_end); break;
+    case TL_MODE_GPT4: TL_SPLIT_LOOP(gpt4_end); break;
+    case TL_MODE_O200K: TL_SPLIT_LOOP(o200k_end); break;
+    case TL_MODE_LLAMA3: TL_SPLIT_LOOP(llama3_end); break;
+    case TL_MODE_QWEN: TL_SPLIT_LOOP(qwen_end); break;
+    case TL_MODE_TEKKEN: TL_SPLIT_LOOP(tekken_end); break;
+    case TL_MODE_DEEPSEEK_V3: TL_SPLIT_LOOP(deepseek_end); break;
+    default: return -1;
     }
     return count;
 }

@@ -15,8 +15,10 @@ Layout (see pretok.c for the look-up):
     that are all "other" or all letters, so only ~200 distinct blocks remain (~36 KB in all);
   - tl_ci_cp[k], tl_ci_letter[k] (k < TL_CI_PAIRS): each code point that one of the letters
     s d m t l v r e matches under (?i), and that letter (17 pairs with regex 2026.11.15);
-  - tl_o_ascii_class, tl_o_stage1, tl_o_stage2: the same layout for o200k_base's pattern, whose
-    classes split letters by case and count marks (O_* below; 230 distinct blocks, ~38 KB).
+  - tl_o_ascii_class, tl_o_stage1, tl_o_stage2: the same layout for o200k_base's pattern (and Tekken's),
+    whose classes split letters by case and count marks (O_* below; 230 distinct blocks, ~38 KB);
+  - tl_d_ascii_class, tl_d_stage1, tl_d_stage2: the same for DeepSeek V3's splits, which ask for marks and
+    for punctuation and symbols (D_* below).
 """
 
 from __future__ import annotations
@@ -73,6 +75,25 @@ def o200k_classes(points=None, cls=None) -> bytearray:
     return out
 
 
+# DeepSeek V3's splits ask of a character: a letter \p{L}, a mark \p{M}, punctuation or a symbol \p{P}\p{S}
+# (one class: the pattern never tells them apart), a number \p{N}, whitespace \s, or none (tl_d_*).
+D_OTHER, D_LETTER, D_MARK, D_PUNCT, D_NUMBER, D_SPACE = range(6)
+DEEPSEEK_CLASS_PATTERNS = ((D_LETTER, r"\p{L}+"), (D_MARK, r"\p{M}+"), (D_PUNCT, r"[\p{P}\p{S}]+"),
+                           (D_NUMBER, r"\p{N}+"), (D_SPACE, r"\s+"))
+
+
+def deepseek_classes(points=None, cls=None) -> bytearray:
+    """The DeepSeek V3 class of every code point, as `regex` sees it; checked against classes(): letters,
+    numbers and whitespace are the same."""
+    points = points or all_code_points()
+    out = classes(points, DEEPSEEK_CLASS_PATTERNS)
+    cls = cls if cls is not None else classes(points)
+    to_gpt = bytes([OTHER, LETTER, OTHER, OTHER, NUMBER, SPACE]).ljust(256, b"\0")
+    if out.translate(to_gpt) != cls:
+        raise AssertionError("the DeepSeek classes do not refine the GPT classes")
+    return out
+
+
 def contraction_pairs(points=None) -> list[tuple[int, str]]:
     """(code point, letter) for each code point that letter matches case-insensitively. `regex`
     (version 0, no FULLCASE) folds one character at a time, so 'll' matches any two characters each
@@ -117,6 +138,9 @@ def header_text() -> str:
     ocls = o200k_classes(points, cls)
     o_stage1, o_stage2 = two_stage(ocls)
     o_type = "uint8_t" if max(o_stage1) < 256 else "uint16_t"
+    dcls = deepseek_classes(points, cls)
+    d_stage1, d_stage2 = two_stage(dcls)
+    d_type = "uint8_t" if max(d_stage1) < 256 else "uint16_t"
     pairs = contraction_pairs(points)
     version = getattr(regex, "__version__", "unknown")
     return "".join([
@@ -142,6 +166,12 @@ def header_text() -> str:
         _c_array("uint8_t", "tl_o_ascii_class", ocls[:128]),
         _c_array(o_type, "tl_o_stage1", o_stage1),
         _c_array("uint8_t", "tl_o_stage2", o_stage2),
+        "\n/* DeepSeek V3's classes (TL_D_*), the same two-stage layout */\n",
+        "".join(f"#define TL_D_{k} {v}\n" for k, v in (("OTHER", D_OTHER), ("LETTER", D_LETTER), ("MARK", D_MARK),
+                                                        ("PUNCT", D_PUNCT), ("NUMBER", D_NUMBER), ("SPACE", D_SPACE))),
+        _c_array("uint8_t", "tl_d_ascii_class", dcls[:128]),
+        _c_array(d_type, "tl_d_stage1", d_stage1),
+        _c_array("uint8_t", "tl_d_stage2", d_stage2),
         "\n#endif\n",
     ])
 

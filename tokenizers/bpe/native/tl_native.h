@@ -6,16 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Pre-tokenizer modes (tokenizers/native/lib.py MODES); 0 means no split. */
-#define TL_MODE_GPT2 1
-#define TL_MODE_GPT4 2
-#define TL_MODE_O200K 3 /* o200k_base's pattern (tiktoken's pat_str) */
+/* Pre-tokenizer modes (tokenizers/bpe/native/lib.py MODES; tokenizers/core/patterns.py CUTTERS names the
+   patterns each cuts); 0 means no split. */
+#define TL_MODE_GPT2 1        /* GPT-2's pattern, as the library, tiktoken and Whisper spell it */
+#define TL_MODE_GPT4 2        /* cl100k_base */
+#define TL_MODE_O200K 3       /* o200k_base and o200k_harmony (tiktoken's pat_str) */
+#define TL_MODE_LLAMA3 4      /* Llama 3 */
+#define TL_MODE_QWEN 5        /* Qwen (Llama 3's with single digits) */
+#define TL_MODE_TEKKEN 6      /* Mistral's Tekken (o200k_base's without contractions, single digits) */
+#define TL_MODE_DEEPSEEK_V3 7 /* DeepSeek V3's Sequence of three Isolated Splits */
 
 /* ---- pretok.c ---------------------------------------------------------------------------------- */
 
+/* 1 when `mode` is one of the TL_MODE_* above, else 0. */
+int tl_mode_known(int mode);
+
 /* The end (byte offset, > pos) of the chunk that starts at byte `pos` of the valid UTF-8 text
-   s[0..n), exactly as Python's `regex` module cuts it with tokenizers.patterns.GPT2_PATTERN,
-   GPT4_PATTERN or (TL_MODE_O200K) tokenizers.bpe.native.blob.O200K_PATTERN. pos < n. */
+   s[0..n), exactly as Python's `regex` module cuts it with the mode's patterns. pos < n. */
 size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos);
 
 /* All chunk ends of s[0..n), written to ends[0..cap); returns how many there are (may be more than
