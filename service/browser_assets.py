@@ -10,9 +10,9 @@ keeps what it loaded for the rest of the visit). Nothing is downloaded: the modu
 repository beside its C (tokenizers/bpe/native/tokenlens.wasm, which needs no toolchain here), and a
 module older than its C is never served (every column then stays on the server).
 
-Only the app's own vocabularies (the registry's byte-level BPE ones, and its SentencePiece BPE models whose
-spans the browser draws: mistral_sp) are published: a visitor's uploaded or trained tokenizer never becomes a
-public file."""
+Only the app's own vocabularies are published (every registry tokenizer: byte-level BPE, the pipelines whose
+stages the browser follows, and the SentencePiece BPE model mistral_sp), but those an operator keeps on the
+server (TOKEN_LENS_SERVER_ONLY): a visitor's uploaded or trained tokenizer never becomes a public file.""" 
 
 from __future__ import annotations
 
@@ -65,6 +65,13 @@ def core_urls() -> tuple[str, str] | None:
     return publish(lib.wasm_path().read_bytes(), ".wasm"), publish((lib.HERE / "tl_wasm.js").read_bytes(), ".js")
 
 
+def kept_on_the_server() -> frozenset[str]:
+    """The registry tokenizers whose columns this server draws itself, never publishing their blobs: the names in
+    TOKEN_LENS_SERVER_ONLY (comma-separated), say for a class on a slow network that should not fetch DeepSeek
+    V3's 2.5 MB (docs/serving.md). Empty by default: every registry tokenizer runs in the browser."""
+    return frozenset(n.strip() for n in os.environ.get("TOKEN_LENS_SERVER_ONLY", "").split(",") if n.strip())
+
+
 @functools.lru_cache(maxsize=64)
 def vocab_url(name: str) -> str | None:
     """The URL of a registry vocabulary's blob, or None when the browser cannot encode it or draw its spans
@@ -73,7 +80,7 @@ def vocab_url(name: str) -> str | None:
     from tokenizers import REGISTRY, get_tokenizer
     from tokenizers.bpe.native import blob
 
-    if name not in REGISTRY:
+    if name not in REGISTRY or name in kept_on_the_server():
         return None
     try:
         made = blob.serialize(get_tokenizer(name))
@@ -135,6 +142,8 @@ def server_only_reason(name: str) -> str:
         return "this server cannot write the files a browser would need"
     if core is None:
         return "this server's WebAssembly build is older than its C sources"
+    if name in kept_on_the_server():
+        return "this server keeps it off the browser: TOKEN_LENS_SERVER_ONLY"
     return "this tokenizer does not run in the browser"
 
 

@@ -151,10 +151,16 @@ def streamlit_server(script: Path, log_name: str = "streamlit-e2e.log", *extra: 
         log.close()
 
 
+SERVER_ONLY = "deepseek_v3"  # the e2e server's tokenizer kept on the server (app_url)
+
+
 @pytest.fixture(scope="session")
 def app_url():
+    """The app, with one registry tokenizer kept on the server (every one runs in the browser otherwise), so that
+    the tests of a column the server draws have one: deepseek_v3 (service.browser_assets.kept_on_the_server).
+    tests/e2e/test_hosted_browser.py runs a fresh clone without it, every column in the browser."""
     _require_browser()
-    with streamlit_server(ROOT / "app.py") as url:
+    with streamlit_server(ROOT / "app.py", env={**os.environ, "TOKEN_LENS_SERVER_ONLY": SERVER_ONLY}) as url:
         yield url
 
 

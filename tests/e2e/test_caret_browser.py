@@ -13,7 +13,7 @@ from tests.e2e.test_live_compare_browser import TIMEOUT, library_ids, open_compa
 pytestmark = pytest.mark.e2e
 
 IN_BROWSER = ("gpt2", "cl100k_base")
-SERVER_ONLY = "deepseek_v3"
+from tests.e2e.conftest import SERVER_ONLY  # kept on the server by the e2e server (app_url)
 # 12.6 K characters: 5,603 GPT-2 tokens, past the 5,000-token page (app_pages/compare.py PAGE_SIZE)
 LONG = "".join(f"Line {i}: 3.14 + 2.71 = {i * 7}; naïve, café!\n" for i in range(300))
 TYPED = "QXJ"

@@ -56,8 +56,16 @@ def hosted(tmp_path_factory):
     assert pip.returncode == 0, pip.stderr[-3000:]
     env = {k: v for k, v in os.environ.items()
            if k not in ("TIKTOKEN_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV", "TOKEN_LENS_NATIVE_LIB", "TOKEN_LENS_NATIVE")}
+    # and no wasm toolchain, as on every hosting platform: stand-ins for clang and wasm-ld that fail come first
+    nowasm = base / "nowasm"
+    nowasm.mkdir()
+    for tool in ("clang", "wasm-ld", "clang-14", "wasm-ld-14"):
+        (nowasm / tool).write_text(f"#!/bin/sh\necho '{tool}: not installed' >&2\nexit 127\n")
+        (nowasm / tool).chmod(0o755)
     env.update(TOKEN_LENS_CACHE=str(cache), TOKEN_LENS_PROVISION="1", TOKEN_LENS_WHEELS=str(mirror), PIP_NO_INDEX="1",
-               PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+               WASI_SYSROOT=str(base / "none"),
+               PATH=f"{nowasm}{os.pathsep}{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    env.pop("TOKEN_LENS_SERVER_ONLY", None)
     with streamlit_server(clone / "app.py", "streamlit-hosted.log", python=str(venv / "bin" / "python"),
                           cwd=elsewhere, env=env) as url:
         yield url, cache
@@ -86,3 +94,32 @@ def test_every_tokenizer_on_compare_from_a_fresh_clone(hosted, page):
             rel = n.dest.relative_to(cache_root())
             assert provision.file_status(cache / rel, n.sha256) == "ok", rel
     assert shutil.which("cc") is None or list((cache / "native").glob("libtokenlens-*.so"))
+
+
+def test_every_tokenizer_tokenizes_in_the_browser_without_a_toolchain(hosted, page):
+    """Issue 32: the hosted path has no wasm toolchain, and still every registry tokenizer's column follows the
+    typing in the browser (the module kept in the repository), with the library's ids."""
+    url, _ = hosted
+    names = list(REGISTRY)
+    page.goto(f"{url}/?{urllib.parse.urlencode({'text': 'Hosted', 'tokenizers': ','.join(names)})}")
+    wait_for_app(page)
+    page.wait_for_function(f"document.querySelectorAll('.tl-head').length === {len(names)}", timeout=170_000)
+    page.wait_for_function("n => { const L = globalThis.__tlLive; return !!L && "
+                           "[...L.columns.values()].filter(c => c.ready).length === n; }", arg=len(names),
+                           timeout=170_000)
+    assert not page.get_by_text("Updates after a pause in typing, from the server").count()
+    box = page.get_by_label("Text", exact=True)
+    box.click()
+    box.press("End")
+    box.press_sequentially(" 한국어 café", delay=30)
+    text = "Hosted 한국어 café"
+    got = page.wait_for_function(
+        """n => { const cols = [...document.querySelectorAll('.tl-spans')];
+             return cols.length === n && cols.every(c => c.dataset.live === 'browser' && c.textContent.includes('café'))
+               && Object.fromEntries(cols.map(c => [c.closest('[data-testid=stVerticalBlock]')
+                    .querySelector('.tl-head').dataset.tokenizer, c.dataset.ids])); }""",
+        arg=len(names), timeout=60_000).json_value()
+    want = {n: ",".join(map(str, get_tokenizer(n).encode(text, disallowed_special=()))) for n in names}
+    assert got == want
+    screenshot(page, "hosted-compare-typed-in-browser")
+    assert not page.errors

@@ -66,8 +66,8 @@ def test_compare_updates_as_you_type(page, app_url):
 
 def test_a_big_paste_waits_for_apply_and_keeps_the_box(browser, app_url):
     """A real Ctrl+V of 200 KB: the box takes it at once (Chromium's own insertion of that much text
-    into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it. (DeepSeek-V3, a
-    tokenizer.json pipeline, runs on the server only; a column the browser tokenizes follows the paste at
+    into a textarea takes 10-20 s), sends nothing, and says why; Apply tokenizes it. (DeepSeek-V3, which the
+    e2e server keeps on the server, TOKEN_LENS_SERVER_ONLY; a column the browser tokenizes follows the paste at
     once: tests/e2e/test_live_compare_browser.py.)"""
     ctx = new_context(browser, viewport={"width": 1400, "height": 1400})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 IN_BROWSER = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base")
 DEFAULTS = ("custom_bpe", "gpt2", "cl100k_base", "mistral_sp")  # Compare's tokenizers on a first visit
-SERVER_ONLY = "deepseek_v3"  # a tokenizer.json pipeline: the browser cannot encode it
+from tests.e2e.conftest import SERVER_ONLY  # kept on the server by the e2e server (app_url)
 TIMEOUT = 90_000
 READY = """n => { const L = globalThis.__tlLive; if (!L) return false;
   const cols = [...L.columns.values()]; return cols.length === n && cols.every(c => c.ready); }"""

@@ -357,6 +357,40 @@ class PipelineTokenizer(Tokenizer):
             return "Python"
         return "C" if self._cut else "Python split, C merges"
 
+    # the Unicode forms a browser applies as String.normalize does (ui/web/live_spans.js normalizedAlready)
+    NATIVE_NORMALIZERS = ("NFC", "NFKC", "NFD", "NFKD")
+
+    def native_stages(self) -> dict:
+        """What the C core needs to run this pipeline exactly, outside this process (the browser's blob,
+        tokenizers/bpe/native/blob.py): {"model": the byte-level BPETokenizer, "mode": the C pre-tokenizer's
+        mode for the pre-tokenizer (or the model's own pattern), "normalizer": a Unicode form or "", "added":
+        [[content, id, normalized], ...] of the non-special added tokens}. ValueError naming the stage it
+        cannot follow: another model, normalizer or pre-tokenizer, or an added token that strips or matches
+        whole words only."""
+        from tokenizers.bpe.model import BPETokenizer
+        from tokenizers.bpe.native import api
+        from tokenizers.pipeline.normalizers import UnicodeForm
+        from tokenizers.pipeline.pre_tokenizers import split_patterns
+
+        if not isinstance(self.model, BPETokenizer):
+            raise ValueError(f"{self.name}: its model is not the byte-level BPE, so the browser cannot encode it")
+        norm = self.normalizer
+        if norm is not None and not (isinstance(norm, UnicodeForm) and norm.form in self.NATIVE_NORMALIZERS):
+            raise ValueError(f"{self.name}: its normalizer ({norm.kind}) is not one the browser applies exactly")
+        if self.pre_tokenizer is None:
+            mode = api.mode_of(self.model.pattern)
+        else:
+            patterns = split_patterns(self.pre_tokenizer)
+            mode = None if patterns is None else api.mode_of(patterns) if patterns else 0
+        if mode is None:
+            raise ValueError(f"{self.name}: the C pre-tokenizer has no mode for its pre-tokenizer, so the browser "
+                             "cannot cut its text as the library does")
+        if any(t.lstrip or t.rstrip or t.single_word for t in self.added_tokens):
+            raise ValueError(f"{self.name}: an added token strips or matches whole words only, which the browser "
+                             "does not follow")
+        return {"model": self.model, "mode": mode, "normalizer": norm.form if norm is not None else "",
+                "added": [[t.content, t.id, int(t.normalized)] for t in self.added_tokens if not t.special]}
+
     def normalize(self, text: str) -> str:
         """The text the model sees: `text` after the normalizer (unchanged when there is none)."""
         if self.normalizer is None:

@@ -77,9 +77,7 @@ def serialize(tok) -> Blob:
 
     if getattr(tok, "kind", None) == "sentencepiece":
         return _serialize_sentencepiece(tok)
-    from tokenizers.hf.models import PipelineTokenizer
-
-    if isinstance(tok, PipelineTokenizer):
+    if hasattr(tok, "native_stages"):  # a pipeline (tokenizers/hf/models.py PipelineTokenizer)
         return _serialize_pipeline(tok)
     if not isinstance(tok, BPETokenizer):
         raise ValueError(f"{getattr(tok, 'name', tok)!r} is not a byte-level BPE model (a pipeline or "
@@ -109,43 +107,16 @@ def _serialize_bpe(model, mode: int, fields: dict) -> Blob:
     return _pack(header, model.byte_ids, pairs, toks)
 
 
-NORMALIZERS = ("NFC", "NFKC", "NFD", "NFKD")  # the ones a browser applies as String.normalize does (live_spans.js)
-
-
 def _serialize_pipeline(tok) -> Blob:
-    """A PipelineTokenizer whose stages the browser can follow exactly (Qwen's NFC, Claude's NFKC, DeepSeek V3's
-    splits): a byte-level BPE model, a Unicode normalizer or none, a pre-tokenizer a C mode cuts (or none:
-    the model's own pattern), added tokens without lstrip, rstrip or single_word. Their header adds
-    "normalizer" (the form, or absent) and "added": the non-special added tokens, always matched, as
-    [[content, id, normalized], ...]. ValueError for anything else."""
-    from tokenizers.bpe.model import BPETokenizer
-    from tokenizers.pipeline.normalizers import UnicodeForm
-    from tokenizers.pipeline.pre_tokenizers import split_patterns
-
-    from . import api
-
-    model = tok.model
-    if not isinstance(model, BPETokenizer):
-        raise ValueError(f"{tok.name}: its model is not the byte-level BPE, so the browser cannot encode it")
-    norm = tok.normalizer
-    if norm is not None and not (isinstance(norm, UnicodeForm) and norm.form in NORMALIZERS):
-        raise ValueError(f"{tok.name}: its normalizer ({norm.kind}) is not one the browser applies exactly")
-    if tok.pre_tokenizer is None:
-        mode = api.mode_of(model.pattern)
-    else:
-        patterns = split_patterns(tok.pre_tokenizer)
-        mode = api.mode_of(patterns) if patterns else 0 if patterns == () else None
-    if mode is None:
-        raise ValueError(f"{tok.name}: the C pre-tokenizer has no mode for its pre-tokenizer, so the browser "
-                         "cannot cut its text as the library does")
-    if any(t.lstrip or t.rstrip or t.single_word for t in tok.added_tokens):
-        raise ValueError(f"{tok.name}: an added token strips or matches whole words only, which the browser "
-                         "does not follow")
-    fields = {"name": tok.name, "special_tokens": dict(tok.special_tokens),
-              "added": [[t.content, t.id, int(t.normalized)] for t in tok.added_tokens if not t.special]}
-    if norm is not None:
-        fields["normalizer"] = norm.form
-    return _serialize_bpe(model, mode, fields)
+    """A pipeline whose stages the browser follows exactly (PipelineTokenizer.native_stages says which, or why
+    not: Qwen's NFC, Claude's NFKC, DeepSeek V3's splits and added tokens): its model's blob, with "normalizer"
+    (the Unicode form, or absent) and "added" (the non-special added tokens, always matched, as
+    [[content, id, normalized], ...]) in the header."""
+    st = tok.native_stages()  # ValueError with the reason when the browser cannot follow them
+    fields = {"name": tok.name, "special_tokens": dict(tok.special_tokens), "added": st["added"]}
+    if st["normalizer"]:
+        fields["normalizer"] = st["normalizer"]
+    return _serialize_bpe(st["model"], st["mode"], fields)
 
 
 def _token_fields(toks: list[tuple[bytes, int]]) -> dict:
