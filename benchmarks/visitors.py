@@ -90,16 +90,19 @@ def _cap(memory_mb: int) -> None:
 class Server:
     """`streamlit run app.py` (or another `script` under `root`) from `root` on a free loopback port."""
 
-    def __init__(self, root: Path, *, memory_mb: int | None = None, script: str = "app.py"):
+    def __init__(self, root: Path, *, memory_mb: int | None = None, script: str = "app.py",
+                 env: dict[str, str] | None = None):
         """`memory_mb`: a cap on the server's address space (RLIMIT_AS), so that an input that explodes
         fails in the server instead of taking the machine's memory (benchmarks/hostile_inputs.py);
-        `script`: benchmarks/floor_app.py for app_speed.py's round-trip floor."""
+        `script`: benchmarks/floor_app.py for app_speed.py's round-trip floor; `env`: variables added to
+        the server's environment (TOKEN_LENS_SERVER_ONLY, say)."""
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "TOKEN_LENS_CACHE": os.environ.get("TOKEN_LENS_CACHE",
-                                                                str(ROOT / ".cache" / "token-lens"))}
+                                                                str(ROOT / ".cache" / "token-lens")),
+               **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(root / script), "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],

@@ -2,8 +2,9 @@
 repeating the same failure on every run.
 
 Each test runs the real setup.sh, copied into a small project of its own: an empty requirements.txt
-(so pip installs nothing and needs no network) and, for each `.venv/bin/python -m tokenizers...` step
-setup.sh runs after the venv (provisioning, the C core), a module that does nothing."""
+(so pip installs nothing and needs no network) and, for each `.venv/bin/python -m tokenizers...` or
+`-m service...` step setup.sh runs after the venv (provisioning, the C core, the closing block), a module
+that does nothing."""
 
 import os
 import re
@@ -19,15 +20,15 @@ from conftest import ROOT
 SETUP = (ROOT / "setup.sh").read_text()
 PYTHON = sys.executable
 MINOR = "%d.%d" % sys.version_info[:2]
+STEPS = re.findall(r"^\.venv/bin/python -m ((?:tokenizers|service)(?:\.\w+)+)", SETUP, re.M)
 
 
 def project(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "setup.sh", tmp_path / "setup.sh")
     (tmp_path / "requirements.txt").write_text("")
     (tmp_path / "requirements-dev.txt").write_text("-r requirements.txt\n")
-    steps = re.findall(r"\.venv/bin/python -m (tokenizers(?:\.\w+)+)", SETUP)
-    assert steps  # provisioning, the C core's build and the Numbers figures, stubbed below
-    for module in steps:
+    assert STEPS  # provisioning, the C core's build, the Numbers figures, the closing block: stubbed below
+    for module in STEPS:
         path = tmp_path.joinpath(*module.split(".")).with_suffix(".py")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("print('step ran')\n")
@@ -53,7 +54,7 @@ def check_made_again(root: Path, why: str) -> None:
     assert out.returncode == 0, out.stderr
     assert f".venv/ is not usable ({why}): removing it and making it again with {PYTHON} ({MINOR})" in out.stderr
     assert venv_works(root)
-    assert out.stdout.count("step ran") == len(re.findall(r"\.venv/bin/python -m tokenizers\.", SETUP))
+    assert out.stdout.count("step ran") == len(STEPS)
     again = run_setup(root)  # and now it is kept, quietly
     assert again.returncode == 0 and "not usable" not in again.stderr
 

@@ -104,11 +104,23 @@ def wasm_sysroot() -> str | None:
     return None
 
 
+def _runs(tool: str | None) -> str | None:
+    """`tool` when it is there and answers --version (a stand-in that fails, as CI puts first on PATH to
+    play a machine without the toolchain, counts as missing)."""
+    if not tool:
+        return None
+    try:
+        ok = subprocess.run([tool, "--version"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return tool if ok else None
+
+
 def wasm_toolchain() -> tuple[str | None, str | None, list[str]]:
     """(clang, wasi sysroot, the names of what is missing: [] when the module can be built here)."""
-    clang = os.environ.get("WASM_CC") or shutil.which("clang")
+    clang = _runs(os.environ.get("WASM_CC") or shutil.which("clang"))
     sysroot = wasm_sysroot()
-    missing = [name for name, ok in (("clang", clang), ("wasm-ld (lld)", shutil.which("wasm-ld")),
+    missing = [name for name, ok in (("clang", clang), ("wasm-ld (lld)", _runs(shutil.which("wasm-ld"))),
                                      ("wasi-libc", sysroot)) if not ok]
     return clang, sysroot, missing
 
