@@ -15,10 +15,9 @@ Reports, for the four default tokenizers on the Compare page:
         marked "(keydown, no Apply)"), else from the click on Apply that follows the key ("(Apply)");
         "on screen" is the first animation frame that finds it (a rAF loop the page runs from keydown,
         for ours and the floor alike; that frame's style, layout and paint follow);
-      the floor: the same keystroke in benchmarks/floor_app.py, a Streamlit fragment holding the
-        app's own live box (app_pages.widgets.live_text, its limit lifted) that echoes the text with
-        st.text, to the echo starting with it: Streamlit's own round trip, which any server-drawn
-        view pays at least;
+      the floor: the same keystroke in benchmarks/floor_app.py, a components-v2 box that sends every
+        input at once, echoed by a fragment, to the echo starting with it: Streamlit's own round trip,
+        which any server-drawn view pays at least (benchmarks/live_speed.py is issue 32's measurement);
       both also from the moment the box sent the text; ratios ours ÷ floor (goal <= 0.5 at 1 and
       10 KB, <= 1 at 100 KB, live) and ours ÷ one frame (16.7 ms);
       the anchor: gpt-tokenizer 4.0.0 (npm, pinned; benchmarks/wasm_encode.py's fetch) encoding the
@@ -171,7 +170,7 @@ DONE = """ch => {
 }"""
 # the floor (benchmarks/floor_app.py): the fragment's echo starts with the typed character
 ECHO_DONE = """ch => {
-  const e = document.querySelector('[data-testid=stText]');
+  const e = document.querySelector('.echo');
   if (e && e.textContent.startsWith(ch)) {
     if (!window.__done) window.__done = performance.now();
     return true;
@@ -179,7 +178,8 @@ ECHO_DONE = """ch => {
   return false;
 }"""
 # the server's last run drew the box's text (live_text.js keeps what each box's last run was sent)
-SERVER_HAS_TEXT = """() => { const L = globalThis.__tlLive, box = document.querySelector('.tl-live textarea');
+SERVER_HAS_TEXT = """() => { if (!document.querySelector('.tl-live')) return true;  // the floor: no such state
+  const L = globalThis.__tlLive, box = document.querySelector('.tl-live textarea');
   return !!(L && box && [...L.server.values()].includes(box.value)); }"""
 FRAME_S = 1 / 60  # one frame at 60 Hz: nothing drawn in answer to a key can show sooner
 KEY_SIZES = ("1 KB", "10 KB", "100 KB")
@@ -197,7 +197,7 @@ def sent_at(page) -> float | None:
 
 def box_mode(page) -> str:
     """'live' (the box sends while typing) or 'apply' (the text is above the box's live limit)."""
-    return page.evaluate("() => document.querySelector('.tl-live').dataset.mode || 'live'")
+    return page.evaluate("() => { const r = document.querySelector('.tl-live'); return r && r.dataset.mode || 'live'; }")
 
 
 def all_in_browser(page) -> bool:
@@ -352,7 +352,7 @@ def keystrokes(browser, app_url: str, floor_url: str, repeat: int) -> dict:
     for label in KEY_SIZES:
         texts[label] = text = corpus(SIZES[label]).rstrip()
         for side, url, ready, done in (("ours", app_url, PAGES["compare"][1], DONE),
-                                       ("floor", floor_url, "document.querySelector('.tl-live textarea')", ECHO_DONE)):
+                                       ("floor", floor_url, "document.querySelector('textarea#fb')", ECHO_DONE)):
             ctx, page = open_page(browser, url, ready)
             try:
                 r = out[side][label] = keystroke_times(page, text, done, repeat)
@@ -376,7 +376,7 @@ def print_keystrokes(ks: dict, repeat: int, *, goals: bool = True) -> None:
     print(f"| keydown to on screen, median of {repeat} | " + " | ".join(KEY_SIZES) + " |\n|---|---|---|---|")
     print("| ours: every Compare column's spans (four default tokenizers) | "
           + " | ".join(ms(ks["ours"][k]["key"]) + mode(ks["ours"][k]) for k in KEY_SIZES) + " |")
-    print("| floor: a Streamlit fragment echoing the same live box | "
+    print("| floor: a Streamlit fragment echoing a box that sends every input | "
           + " | ".join(ms(ks["floor"][k]["key"]) + mode(ks["floor"][k]) for k in KEY_SIZES) + " |")
     print("| ours, the quickest column alone | "
           + " | ".join(ms(ks["ours"][k]["first"] or 0) for k in KEY_SIZES) + " |")

@@ -73,6 +73,10 @@ def model(text: str, name: str = "cl100k_base", **kw) -> dict:
 # segment's lone CR break into a line feed, and token_spans.js writes it as one)
 FLAT = """spans => {
   const flat = spans.cloneNode(true);
+  for (const soft of [...flat.querySelectorAll('.tl-soft')]) {  // a long line's blocks (token_spans.js cutLines)
+    while (soft.firstChild) soft.parentNode.insertBefore(soft.firstChild, soft);
+    soft.remove();
+  }
   for (const line of [...flat.querySelectorAll('.tl-line')]) {
     const last = line.lastChild;
     while (line.firstChild) flat.insertBefore(line.firstChild, line);
@@ -238,3 +242,78 @@ def test_positions_are_written_after_the_frame_and_before_a_click_reads_one(bare
     }""", [a, b])
     assert got[0] == next(seg[3] for seg in b["segs"] if seg[4] == [["", " six"]])
     assert got[1] == [seg[3] for seg in a["segs"]]
+
+
+# Soft blocks (token_spans.js cutLines): a line of the text longer than LONG boxes, cut where the browser wrapped it
+LONG_LINES = ["no line break at all " * 200, ("Tokenization is at the heart of much weirdness. " * 60 + "안녕하세요, 세계! "
+              + "👩\u200d👩\u200d👧 " * 20 + "=" * 300 + " " + "aGVsbG8gd29ybGQ" * 30 + " ") * 2 + "\nand a short line\n"]
+UNWRAP = """root => { const c = root.cloneNode(true);
+  for (const soft of [...c.querySelectorAll('.tl-soft')]) {
+    while (soft.firstChild) soft.parentNode.insertBefore(soft.firstChild, soft);
+    soft.remove();
+  }
+  return c; }"""
+
+
+def soft_edits(text: str) -> list[tuple[str, str]]:
+    n = len(text)
+    return [("letter at the end", text + "Q"), ("letters at the end", text + " QZ"), ("deleted at the end", text[:-3]),
+            ("letter in the middle", text[:n // 2] + "Q" + text[n // 2:]),
+            ("deleted in the middle", text[:n // 3] + text[n // 3 + 25:]), ("letter at the start", "Q" + text),
+            ("paste", text[:n // 4] + "pasted " * 80 + text[n // 4:])]
+
+
+@pytest.mark.parametrize("width", [390, 900])
+def test_soft_blocks_break_where_the_flat_drawing_breaks(bare, width):
+    """A long line cut into soft blocks puts every box where the flat drawing does (the rectangles equal), and
+    after every kind of edit too, before it is cut again and after; an edit at the end keeps the blocks before it."""
+    for name in ("cl100k_base", "mistral_sp"):
+        for text in LONG_LINES:
+            for label, after in soft_edits(text):
+                a, b = model(text, name, owner="c:x"), model(after, name, owner="c:x")
+                got = bare.evaluate("""([a, b, w]) => {""" + PANES.replace("M.draw(root, m);", "") + """
+                  const rects = () => { flat.replaceChildren((%s)(root.querySelector('.tl-spans')));
+                    return [(%s)(root.querySelector('.tl-spans')), (%s)(flat.querySelector('.tl-spans'))]; };
+                  M.draw(root, a);
+                  M.cutLines(root.tlView);
+                  const soft = [...root.querySelectorAll('.tl-soft')];
+                  const cut = rects();
+                  M.draw(root, b);
+                  const patched = rects(), kept = [...root.querySelectorAll('.tl-soft')].filter(s => soft.includes(s)).length;
+                  M.writePositions();
+                  const fresh = document.createElement('div'); document.body.append(fresh); M.draw(fresh, b);
+                  const same = JSON.stringify((%s)((%s)(root))) === JSON.stringify((%s)(fresh));
+                  fresh.remove();
+                  M.cutLines(root.tlView);
+                  return {blocks: soft.length, cut, patched, again: rects(), kept, same,
+                          blocksAgain: root.querySelectorAll('.tl-soft').length};
+                }""" % (FLAT, RECTS, RECTS, SHAPE, UNWRAP, SHAPE), [a, b, width])
+                where = (name, label, width)
+                assert got["blocks"] >= 3, where
+                for k in ("cut", "patched", "again"):
+                    assert got[k][0] == got[k][1], (k,) + where
+                assert got["same"], where  # but for its blocks, the DOM a fresh drawing makes
+                assert got["blocksAgain"] >= 3, where
+                if label.endswith("at the end"):
+                    assert got["kept"] >= got["blocks"] - 2, where
+
+
+def test_soft_blocks_follow_a_new_width_and_keep_the_focus(bare):
+    """The column gets narrower (a phone turned, the sidebar opened): the blocks are joined and cut again, and the
+    boxes still sit where the flat drawing puts them; a focused box keeps the focus while its line is cut."""
+    m = model(LONG_LINES[0], owner="c:x")
+    got = bare.evaluate("""async ([m, w]) => {""" + PANES + """
+      const tok = root.querySelectorAll('.tl-tok')[700];
+      tok.tabIndex = 0; tok.focus();
+      M.cutLines(root.tlView);
+      const focused = document.activeElement === tok, before = root.querySelectorAll('.tl-soft').length;
+      ours.style.width = '390px'; flat.style.width = '390px';
+      await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+      M.cutLines(root.tlView);
+      flat.replaceChildren((%s)(root.querySelector('.tl-spans')));
+      return {focused, before, after: root.querySelectorAll('.tl-soft').length,
+              ours: (%s)(root.querySelector('.tl-spans')), flat: (%s)(flat.querySelector('.tl-spans'))};
+    }""" % (FLAT, RECTS, RECTS), [m, 900])
+    assert got["focused"]
+    assert got["after"] > got["before"] >= 3  # narrower: more rows, more blocks
+    assert got["ours"] == got["flat"]

@@ -26,7 +26,8 @@
 // with four columns at 10 KB, more than the script's time). overflow-clip-margin keeps what reaches a little past
 // a line (a pin's or a group's outline); a hovered or focused line is not contained, so that its tooltip and focus
 // ring show whole, above the lines after it. Here, not in the spans CSS: only this drawing has lines
-const LINE_CSS = ".tl-line{contain:paint;overflow-clip-margin:8px}.tl-line:hover,.tl-line:focus-within{contain:none}";
+const LINE_CSS = ".tl-line,.tl-soft{contain:paint;overflow-clip-margin:8px}"
+  + ".tl-line:hover,.tl-line:focus-within,.tl-soft:hover,.tl-soft:focus-within{contain:none}";
 
 function lineCss(doc) {  // once per document, with its first drawing
   if (doc.getElementById("tl-line-css")) return;
@@ -109,14 +110,110 @@ function patchLine(line, data, [from, to], owned) {
   let b = 0;
   while (b < m - a && b < n - a && sameRow(rows[m - 1 - b], data, to - 1 - b)) b++;
   if (a + b === 0) return false;
+  if (line.soft) joinFrom(line, a);
   const next = b ? rows[m - b].el : rows[m - 1].after.nextSibling;  // what the new boxes go before
   const frag = document.createDocumentFragment(), built = [];
   for (let k = from + a; k < to - b; k++) built.push(buildBox(data, k, owned, frag));
   for (let i = a; i < m - b; i++) { rows[i].el.remove(); rows[i].after.remove(); }
-  line.el.insertBefore(frag, next);
+  (next ? next.parentNode : endOf(line)).insertBefore(frag, next);
   line.rows = rows.slice(0, a).concat(built, rows.slice(m - b));
   line.key = lineKey(data, [from, to]);
   return true;
+}
+
+// Soft blocks (issue 32). A line of the text with no line break in it (10 KB of prose, a minified file) is one
+// inline block, which Chromium lays out whole when any box in it changes: 6 ms a column at 10 KB, 25 ms of every
+// keystroke with four columns, in the task that shows the key (the editor lays out the page for the caret). So once
+// a drawing has been laid out (the next idle moment), a line of more than LONG boxes is cut, where the browser
+// itself wrapped it, into blocks of SOFT_ROWS rows (div.tl-soft, role none): boxes wrap only between boxes
+// (white-space: pre inside one) and greedily, so a block that starts a row lays out its boxes exactly as the whole
+// line did (tests/e2e/test_span_patch_browser.py holds every box's rectangles equal to the flat drawing's), and a
+// keystroke lays out its own block. An edit joins its block, and the one before (a shortened first box may move
+// up into its last row), with every block after it, before it changes a box, so that the drawing is the flat one
+// at every moment; the next idle moment cuts the joined blocks again. A change of the column's width or font
+// joins every block (the rows move), and cuts them again.
+const LONG = 200, SOFT_ROWS = 12;
+const idle = globalThis.requestIdleCallback ? (f) => requestIdleCallback(f, { timeout: 500 }) : (f) => setTimeout(f, 50);
+
+// where the boxes at the end of a line go (its last soft block, or the line)
+function endOf(line) {
+  return line.soft ? line.soft[line.soft.length - 1].el : line.el;
+}
+
+// the nodes of rows [from, to) of a line moved into `into` (the focus, which a moved box would lose, kept)
+function moveRows(line, from, to, into) {
+  const a = document.activeElement, frag = document.createDocumentFragment();
+  for (let i = from; i < to; i++) frag.append(line.rows[i].el, line.rows[i].after);
+  into.append(frag);
+  if (a && a !== document.activeElement && a.isConnected) a.focus({ preventScroll: true });
+}
+
+// the soft blocks of a line from the one before row i's (or row i's own when row i is not a block's first box)
+// joined into one; a line left with one block is drawn in the line itself again
+function joinFrom(line, i) {
+  const soft = line.soft;
+  let j = soft.length - 1;
+  while (j > 0 && soft[j].from > i) j--;
+  if (j > 0 && soft[j].from === i) j--;
+  if (j === soft.length - 1) return;
+  const tail = line.rows[line.rows.length - 1].after.nextSibling;  // the drawing's last wbr (draw's view.tail)
+  if (j === 0) {
+    moveRows(line, 0, line.rows.length, line.el);
+    for (const b of soft) b.el.remove();
+    line.soft = null;
+  } else {
+    moveRows(line, soft[j + 1].from, line.rows.length, soft[j].el);
+    for (const b of soft.splice(j + 1)) b.el.remove();
+  }
+  if (tail) endOf(line).append(tail);
+}
+
+// every soft block of a drawing joined (its width or font changed)
+function joinAll(view) {
+  for (const line of view.lines) if (line.soft) joinFrom(line, 0);
+}
+
+// the long lines of a drawing cut into soft blocks where the browser wrapped them: a line from the first box of its
+// last block on (the blocks before are cut already), when that block is long
+function cutLines(view) {
+  view.cutting = false;
+  const div = view.div;
+  if (!div.isConnected) return;
+  const font = getComputedStyle(div).font, width = div.clientWidth;
+  if (view.cutFor && view.cutFor !== width + " " + font) joinAll(view);
+  view.cutFor = width + " " + font;
+  for (const line of view.lines) {
+    const start = line.soft ? line.soft[line.soft.length - 1].from : 0, n = line.rows.length;
+    if (n - start <= LONG) continue;
+    const cuts = [];  // the first box of every SOFT_ROWS-th row after `start`, a few rows short of the end
+    let rows = 0, top = Infinity;
+    for (let i = start; i < n; i++) {
+      const rects = line.rows[i].el.getClientRects();
+      if (!rects.length) return;  // not laid out (a hidden tab): cut when it is drawn again
+      if (rects[0].top > top + 1 && ++rows % SOFT_ROWS === 0 && n - i > LONG / 4) cuts.push(i);
+      top = rects[rects.length - 1].top;
+    }
+    if (!cuts.length) continue;
+    const tail = line.rows[n - 1].after.nextSibling;  // the drawing's last wbr (draw's view.tail)
+    const block = (from) => {
+      const el = document.createElement("div");
+      el.className = "tl-soft";
+      el.setAttribute("role", "none");
+      return { el, from };
+    };
+    const made = (line.soft ? [] : [block(0)]).concat(cuts.map(block));
+    const firsts = made.map((b) => b.from), ends = firsts.slice(1).concat([n]);
+    line.el.append(...made.map((b) => b.el));  // after the blocks already there (in the page: a box keeps the focus)
+    for (let k = made.length - 1; k >= 0; k--) moveRows(line, firsts[k], ends[k], made[k].el);
+    line.soft = (line.soft || []).concat(made);
+    if (tail) endOf(line).append(tail);
+  }
+}
+
+function scheduleCut(view) {
+  if (view.cutting || !view.lines.some((l) => l.rows.length - (l.soft ? l.soft[l.soft.length - 1].from : 0) > LONG)) return;
+  view.cutting = true;
+  idle(() => cutLines(view));
 }
 
 const pinned = (cls) => /(?:^| )tl-pin(?: |$)/.test(cls);
@@ -212,6 +309,12 @@ function draw(root, data) {
     lineCss(root.ownerDocument);
     const div = document.createElement("div");
     view = root.tlView = { div, owned, lines: [] };
+    if (globalThis.ResizeObserver) {  // a new width moves the rows: the soft blocks are joined, and cut again
+      const v = view;
+      new ResizeObserver(() => {
+        if (v.cutFor && !v.cutFor.startsWith(div.clientWidth + " ")) { joinAll(v); v.cutFor = null; scheduleCut(v); }
+      }).observe(div);
+    }
     div.setAttribute("role", owned ? "listbox" : "group");
     if (owned) div.setAttribute("aria-orientation", "horizontal");
     root.replaceChildren(div);
@@ -219,6 +322,7 @@ function draw(root, data) {
   const div = view.div;
   div.className = "tl-spans" + (data.flip ? " tl-flip" : "");
   if (owned) div.dataset.owner = data.owner;
+  if ((div.style.fontSize || "") !== (data.font || "") && view.cutFor) { joinAll(view); view.cutFor = null; }
   div.style.fontSize = data.font || "";
   if (!div.getAttribute("style")) div.removeAttribute("style");
   div.setAttribute("aria-label", data.label || "Tokens");
@@ -307,7 +411,8 @@ function draw(root, data) {
   if (view.tail) view.tail.remove();
   const last = view.lines[view.lines.length - 1];
   view.tail = last && endsLine(last.rows[last.rows.length - 1].breaks) ? document.createElement("wbr") : null;
-  if (view.tail) last.el.append(view.tail);
+  if (view.tail) endOf(last).append(view.tail);
+  scheduleCut(view);
   if (owned) {  // one tab stop (the pinned token, else the first; a focused box keeps it); token_clicks.js moves it
     const a = document.activeElement;
     const focused = a && a.classList && a.classList.contains("tl-tok") && div.contains(a) ? a : null;
@@ -459,4 +564,4 @@ export default function ({ data: raw, parentElement }) {
   return st.off;
 }
 
-export { draw, writePositions };  // for tests/e2e/test_span_patch_browser.py
+export { draw, writePositions, cutLines };  // for tests/e2e/test_span_patch_browser.py
