@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_pages.shared import clean_all_state_texts, notice_area
+from app_pages.kit.shared import clean_all_state_texts, notice_area
 from service import machine, visits
 from ui.a11y import PAGE_CSS
 

@@ -3,12 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import KEEP
-from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
-from app_pages.training_text import training_text
-from app_pages.widgets import live_text
+from app_pages.kit import links
+from app_pages.kit.links import KEEP
+from app_pages.kit.long_work import run_with_stop, was_stopped
+from app_pages.kit.shared import clean_state_text, spans_downloads, user_tokenizers
+from app_pages.kit.training_text import training_text
+from app_pages.kit.widgets import live_text
 from tokenizers import lab_jobs
 from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
 from tokenizers.jobs import JobError
@@ -52,7 +52,7 @@ with st.expander("The five algorithms, in a sentence each"):
                                 "what it never saw": a.unknowns} for a in ALGORITHMS.values()]),
                  hide_index=True, key=f"{K}about")
 
-links.read("algorithms")  # a link (or a reload) opens the same form and text: app_pages/links.py
+links.read("algorithms")  # a link (or a reload) opens the same form and text: app_pages/kit/links.py
 
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)

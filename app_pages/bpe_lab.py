@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import KEEP, LAB_SPLITS, LAB_TIES
-from app_pages.long_work import run_with_stop, was_stopped
-from app_pages.shared import spans_downloads, user_tokenizers
-from app_pages.training_text import training_text
+from app_pages.kit import links
+from app_pages.kit.links import KEEP, LAB_SPLITS, LAB_TIES
+from app_pages.kit.long_work import run_with_stop, was_stopped
+from app_pages.kit.shared import spans_downloads, user_tokenizers
+from app_pages.kit.training_text import training_text
 from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
 from tokenizers.jobs import JobError
 from tokenizers.user_files import UserFileError, load_user_file
@@ -15,7 +15,7 @@ from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
 from service import limits
 from service import uploads
 from ui.figures import compression_figure, length_histogram, sweep_figure
-from app_pages.widgets import lab_player
+from app_pages.kit.widgets import lab_player
 from ui.formatting import duration, escape_markdown, md_code, md_inline_code, render_token
 from ui.spans import render_spans
 from ui.tables import merge_rows, pair_rows
@@ -55,7 +55,7 @@ st.title("BPE Lab")
 st.caption("Train a byte-level BPE on a text and watch it learn, merge by merge. It starts from the 256 "
            "single bytes and repeatedly merges the most frequent adjacent pair into a new token.")
 
-links.read("bpe_lab")  # a link (or a reload) opens the same form: app_pages/links.py
+links.read("bpe_lab")  # a link (or a reload) opens the same form: app_pages/kit/links.py
 
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, first="Paste")

@@ -1,6 +1,6 @@
 """Compare: one text (or two), several tokenizers side by side, updated as you type.
 
-Read top to bottom: the link's settings (app_pages/links.py), then compare_view, the page as one
+Read top to bottom: the link's settings (app_pages/kit/links.py), then compare_view, the page as one
 fragment, which calls in order the input panel (settings in, `Inputs` out), the notes under it, the
 tokenizing, one column per tokenizer (`draw_column`), the counts and downloads, and the decoder."""
 
@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.compare_upload import upload_panel
-from app_pages.links import FONT_SIZES, KEEP, VIEWS
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, lazy_popover, md_title,
+from app_pages.kit import links
+from app_pages.kit.compare_upload import upload_panel
+from app_pages.kit.links import FONT_SIZES, KEEP, VIEWS
+from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, lazy_popover, md_title,
                                render_decoder, resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
-from app_pages.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
+from app_pages.kit.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
                                reported, text_sink, token_clicks, token_spans)
 from tokenizers import REGISTRY, bpe_io, default_tokenizers
 from tokenizers.core.text import clean_text
@@ -171,7 +171,7 @@ def head() -> None:
 def input_mode(area) -> str:
     return area.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
                       help="Chat: a conversation, rendered by each tokenizer's own chat format "
-                           "(app_pages/compare_chat.py).")
+                           "(app_pages/kit/compare_chat.py).")
 
 
 def frame(present: bool) -> Areas:
@@ -233,7 +233,7 @@ def input_panel(a: Areas, present: bool) -> Inputs:
     elif st.session_state.get(f"{K}model_added"):
         model, name = st.session_state.pop(f"{K}model_added")
         a.aside.caption(f"{md_inline_code(model)} uses {md_title(name)} ({md_inline_code(name)}): added.")
-    with a.aside if ab else a.text:  # under the text, or beside two (app_pages/compare_upload.py)
+    with a.aside if ab else a.text:  # under the text, or beside two (app_pages/kit/compare_upload.py)
         upload_panel(f"{K}upload_", f"{K}tokenizers")
     names = a.picker.multiselect("Tokenizers (in the order shown)", all_tokenizer_names(), format_func=title_of,
                                  key=f"{K}tokenizers", persist_state=KEEP)
@@ -694,7 +694,7 @@ def compare_view():
     a = frame(present)
     mode = input_mode(a.mode) if present else st.session_state.get(f"{K}mode", links.MODES[0])
     if mode == "Chat":
-        from app_pages.compare_chat import chat_mode
+        from app_pages.kit.compare_chat import chat_mode
 
         links.write("compare_chat")
         chat_mode(f"{K}chat_")

@@ -6,9 +6,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import KEEP
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, first_usable, load_tokenizer,
+from app_pages.kit import links
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, first_usable, load_tokenizer,
                                render_decoder, resolve, spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY
 from tokenizers import UnknownTokenIdError
@@ -18,7 +18,7 @@ from tokenizers.core.text import clean_text
 from service import limits
 from ui.explain import PATTERN_PARTS
 from ui.figures import length_histogram
-from app_pages.widgets import live_text, token_clicks
+from app_pages.kit.widgets import live_text, token_clicks
 from ui.formatting import IdParseError, escape_markdown, hexbytes, md_inline_code, parse_ids, render_token
 from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans

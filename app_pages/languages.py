@@ -10,9 +10,9 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import KEEP
-from app_pages.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
+from app_pages.kit import links
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, premium_frame
 from tokenizers.analysis.metrics import (CorpusCounts, language_counts, language_metrics, metrics_frame, overall,

@@ -4,9 +4,9 @@ read from the vocabularies themselves (numbers, unreachable and partial tokens, 
 import pandas as pd
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import KEEP
-from app_pages.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
+from app_pages.kit import links
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
                                spans_downloads, title_of, tokenize_text, usable, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
 from tokenizers import vocab_audit
@@ -14,7 +14,7 @@ from tokenizers.analysis import numbers
 from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text
 from service import limits
-from app_pages.widgets import bump, live_text
+from app_pages.kit.widgets import bump, live_text
 from ui.figures import number_heatmap
 from ui.formatting import escape_markdown, hexbytes, md_inline_code, render_token
 from ui.quirks import CARDS, EGGS, FORMATS, Card, bytes_label, healing_html, ranking_note
@@ -209,7 +209,7 @@ def draw_card(card: Card, names: list[str], toks: dict[str, Tokenizer]) -> None:
     first = card.presets[0]
     special = card.extra == "special"
     ws = card.whitespace
-    # the cards' widgets keep their values while another tab is open (persist_state, app_pages/links.py)
+    # the cards' widgets keep their values while another tab is open (persist_state, app_pages/kit/links.py)
     st.session_state.setdefault(f"{k}_a", first.a)
     st.session_state.setdefault(f"{k}_b", first.b or "")
     st.session_state.setdefault(f"{k}_two", first.b is not None)

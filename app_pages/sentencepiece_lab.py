@@ -6,12 +6,12 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app_pages.long_work import stop_button, was_stopped
-from app_pages import links
-from app_pages.links import KEEP
-from app_pages.shared import clean_state_text, spans_downloads, user_tokenizers
-from app_pages.training_text import training_text
-from app_pages.widgets import live_text
+from app_pages.kit.long_work import stop_button, was_stopped
+from app_pages.kit import links
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import clean_state_text, spans_downloads, user_tokenizers
+from app_pages.kit.training_text import training_text
+from app_pages.kit.widgets import live_text
 from tokenizers.sentencepiece.lattice import build_lattice
 from tokenizers.sentencepiece.train import (FLOAT_RANGE, INT_HIGHEST, INT_LOWEST, OPTIONS, PRESETS,
                                             SentencePieceTrainingError, split_long_lines, train)
@@ -388,7 +388,7 @@ st.title("SentencePiece Lab")
 st.caption("Train a SentencePiece model (BPE or unigram) with the settings that real models use, then look inside: "
            "the vocabulary's layout, byte fallback, merge trees, the unigram lattice and sampled segmentations.")
 
-links.read("sentencepiece_lab")  # a link (or a reload) opens the same form: app_pages/links.py
+links.read("sentencepiece_lab")  # a link (or a reload) opens the same form: app_pages/kit/links.py
 
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_TEXT, text_label="Text to train on (each line is a sentence)",
@@ -518,7 +518,7 @@ TABS = {"Vocabulary": vocabulary_tab, "Encode": encode_tab, "Byte fallback": byt
         "Merge tree": merge_tree_tab, "Lattice": lattice_tab, "Sampling": sampling_tab,
         "Model & downloads": model_tab}
 # only the open tab runs (sampling and lattices are not free); the open tab and every widget keep their
-# values while they are not drawn (another tab, another page: app_pages/links.py)
+# values while they are not drawn (another tab, another page: app_pages/kit/links.py)
 for tab, draw in zip(links.tabs(list(TABS), key=f"{K}tab", on_change="rerun"), TABS.values()):
     if tab.open:
         with tab:

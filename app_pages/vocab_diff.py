@@ -4,9 +4,9 @@ rank shifts, a searchable table and a CSV."""
 
 import streamlit as st
 
-from app_pages import links
-from app_pages.links import DIFF_SHOWS, KEEP
-from app_pages.shared import all_tokenizer_names, md_title, resolve, title_of
+from app_pages.kit import links
+from app_pages.kit.links import DIFF_SHOWS, KEEP
+from app_pages.kit.shared import all_tokenizer_names, md_title, resolve, title_of
 from service.cache import BoundedStore
 from tokenizers import REGISTRY, Tokenizer, vocab_diff
 from tokenizers.analysis.vocab_audit import KINDS

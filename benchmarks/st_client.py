@@ -261,7 +261,7 @@ class Visitor:
         with the heads of the columns this browser draws (none without WebAssembly: `wasm=False`). A
         `pause` send (the box's send after a quiet moment) goes, as live_text.js's does, to the text sink
         for the box when the server made it light and this browser draws every column that follows the box:
-        a rerun of the sink's fragment alone (app_pages/widgets.text_sink)."""
+        a rerun of the sink's fragment alone (app_pages/kit/widgets.text_sink)."""
         wid, data = self.components["token_lens.live_text"]
         box = json.loads(data)
         self.seq += 1

@@ -138,7 +138,7 @@ def run_compare(n: int, label: str) -> None:
 
 
 def run_chat(n: int, label: str) -> None:
-    from app_pages.compare_chat import MAX_CHARS, MAX_TURNS
+    from app_pages.kit.compare_chat import MAX_CHARS, MAX_TURNS
 
     at = app()
     at.session_state["compare_mode"] = "Chat"

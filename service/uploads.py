@@ -1,5 +1,5 @@
 """Uploaded text files, the one reader for every page that takes one (the labs' training text
-through app_pages/training_text.py, the Languages page's parallel corpus): one `Limits`, size and
+through app_pages/kit/training_text.py, the Languages page's parallel corpus): one `Limits`, size and
 binary checks, decoding with invalid bytes counted. No Streamlit calls. (Tokenizer files have their
 own reader and limits: tokenizers.user_files.)"""
 

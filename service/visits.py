@@ -145,7 +145,7 @@ class _Nothing:
 def collect_everything() -> None:
     """Free the ended sessions now. A session is held in reference cycles (its script runner, callbacks),
     so only Python's cycle collector frees it, and a quiet server (everyone gone) may not run a full
-    collection for a long time. And app_pages/shared.load_tokenizer calls gc.freeze() after each
+    collection for a long time. And app_pages/kit/shared.load_tokenizer calls gc.freeze() after each
     vocabulary it loads, which moves every object alive at that moment, a visitor's session included, out
     of the collector's reach for good: unfreeze, collect, freeze what is left again (0.04 s with eight
     vocabularies loaded: their tokens are bytes and ints, which the collector does not track)."""

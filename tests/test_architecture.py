@@ -25,18 +25,18 @@ def _private_attributes(path: Path) -> list[str]:
 # The one module allowed private names, and only these: Streamlit's, not the library's. It mends a bug of
 # Streamlit's runtime (a nested fragment's deltas kept while its parent's are dropped: a blank page) for the
 # version requirements.txt pins; tests/test_nested_fragments.py fails when that version's clear changes.
-STREAMLIT_PATCH = {"app_pages/nested_fragments.py": {"._clear_queue", "._fragment_storage",
+STREAMLIT_PATCH = {"app_pages/kit/nested_fragments.py": {"._clear_queue", "._fragment_storage",
                                                       "getattr(..., '_parent_by_id')"}}
 
 
 def test_pages_and_ui_use_only_public_names():
-    files = sorted([*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "service").glob("*.py"),
+    files = sorted([*(ROOT / "app_pages").rglob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "service").glob("*.py"),
                     ROOT / "app.py"])
     assert len(files) > 5
     found = [f for path in files for f in _private_attributes(path)
              if f.split(": ", 1)[1] not in STREAMLIT_PATCH.get(str(path.relative_to(ROOT)), ())]
     assert not found, "private attribute access:\n" + "\n".join(found)
-    patch = ROOT / "app_pages" / "nested_fragments.py"
+    patch = ROOT / "app_pages" / "kit" / "nested_fragments.py"
     assert {f.split(": ", 1)[1] for f in _private_attributes(patch)} == STREAMLIT_PATCH[str(patch.relative_to(ROOT))]
 
 
@@ -76,7 +76,7 @@ def _probes(path: Path) -> list[str]:
 
 
 def test_pages_and_ui_ask_capabilities_instead_of_probing():
-    files = sorted([*(ROOT / "app_pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"])
+    files = sorted([*(ROOT / "app_pages").rglob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"])
     found = [f for path in files for f in _probes(path)]
     assert not found, "probing a tokenizer (ask tok.capabilities instead):\n" + "\n".join(found)
 

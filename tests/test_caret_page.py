@@ -1,5 +1,5 @@
 """Compare's page of spans follows the caret while the person types (issue 22): the live box sends its caret
-with its text (st.session_state["compare_text_caret"], as app_pages/widgets.live_text's `take` leaves it),
+with its text (st.session_state["compare_text_caret"], as app_pages/kit/widgets.live_text's `take` leaves it),
 and the run puts the page picker on the page holding the character just typed. A run without an edit
 leaves the page where the visitor put it."""
 

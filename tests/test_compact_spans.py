@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from app_pages.widgets import MAX_REPORTED, browser_heads
+from app_pages.kit.widgets import MAX_REPORTED, browser_heads
 from conftest import app_test, rerun
 from tokenizers import get_tokenizer
 from ui import analysis

@@ -79,7 +79,7 @@ def test_chat_link_opens_chat_mode():
 
 
 def test_a_long_conversation_is_cut_to_its_bound():
-    from app_pages.compare_chat import cut_messages
+    from app_pages.kit.compare_chat import cut_messages
 
     msgs = [Message("user", "a" * 70), Message("assistant", "b" * 70), Message("user", "c" * 70)]
     assert cut_messages(msgs, 1000) == (msgs, 210)
@@ -90,7 +90,7 @@ def test_a_long_conversation_is_cut_to_its_bound():
 
 
 def test_the_chat_page_counts_a_long_conversation_up_to_its_bound():
-    from app_pages.compare_chat import MAX_TOTAL_CHARS
+    from app_pages.kit.compare_chat import MAX_TOTAL_CHARS
     from conftest import app_test
 
     at = app_test(query={"tokenizers": "gpt2"}, timeout=300)
@@ -103,7 +103,7 @@ def test_the_chat_page_counts_a_long_conversation_up_to_its_bound():
     assert not at.exception, at.exception
     assert any(f"chat mode counts its first {MAX_TOTAL_CHARS:,}" in w.value for w in at.warning)
     # the counts are those of the cut conversation
-    from app_pages.compare_chat import cut_messages
+    from app_pages.kit.compare_chat import cut_messages
     from tokenizers import get_tokenizer
     from tokenizers.chat import ROLES, chat_tokenizer, format_for, tokenize_chat
 

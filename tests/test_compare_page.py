@@ -420,7 +420,7 @@ def test_presentation_mode_and_font_size_from_the_link():
 
 def test_live_box_takes_only_edits_on_the_current_revision():
     """An edit typed before Python replaced the text (an example) must not undo the replacement."""
-    from app_pages import widgets
+    from app_pages.kit import widgets
 
     at = app(tokenizers="gpt2", text="start")
     box = [c for c in at.get("bidi_component") if c.proto.component_name == "token_lens.live_text"]

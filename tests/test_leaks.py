@@ -114,7 +114,7 @@ def test_every_csv_goes_through_the_one_helper():
     """No page or ui module writes CSV any other way (DataFrame.to_csv, csv.writer): ui/export.py is the
     one place, and ui/quirks.py's CSV is a fixed example text shown on a card, never a download."""
     offenders = []
-    for path in [*ROOT.glob("app_pages/*.py"), *ROOT.glob("ui/*.py")]:
+    for path in [*ROOT.glob("app_pages/**/*.py"), *ROOT.glob("ui/*.py")]:
         if path.name in ("export.py", "quirks.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import regex
 
-from app_pages.widgets import spans_js
+from app_pages.kit.widgets import spans_js
 from conftest import TRICKY_TEXTS
 from payloads import PAYLOADS
 from service import browser_assets

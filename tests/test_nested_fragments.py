@@ -1,4 +1,4 @@
-"""app_pages/nested_fragments.py: a fragment's run drops the queued deltas of the fragments nested in it,
+"""app_pages/kit/nested_fragments.py: a fragment's run drops the queued deltas of the fragments nested in it,
 as it drops its own, so a busy server does not send a nested fragment's deltas without its parent's (a
 blank page: "Bad delta path index"). Streamlit's own clear is checked too: when it stops keeping them,
 the patch can go."""
@@ -10,8 +10,8 @@ from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.fragment import MemoryFragmentStorage
 
-from app_pages import nested_fragments
-from app_pages.nested_fragments import with_nested
+from app_pages.kit import nested_fragments
+from app_pages.kit.nested_fragments import with_nested
 
 
 def delta(path: list[int], fragment: str) -> ForwardMsg:

@@ -83,7 +83,7 @@ def test_the_numbers_tab_loads_no_vocabulary_when_the_files_are_there(figures_di
     4 s and 500 MB on a fresh server)."""
     import streamlit as st
 
-    from app_pages import shared
+    from app_pages.kit import shared
     from conftest import app_test, goto
 
     for name in available_tokenizers():

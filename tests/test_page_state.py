@@ -1,5 +1,5 @@
 """Every page keeps its settings when a visitor goes to another page and comes back, and a page's link
-reproduces its view (app_pages/links.py). Also the rules that keep it so: keyed input widgets keep
+reproduces its view (app_pages/kit/links.py). Also the rules that keep it so: keyed input widgets keep
 their value while not drawn, st.query_params is touched only by the link codecs, and compare_view is
 made of parts a reader can hold."""
 
@@ -22,7 +22,7 @@ TRANSIENT = {
     ("quirks.py", 'f"{K}{card.key}_preset"'): "a picker that loads a card's texts and goes back to its placeholder",
     ("inside.py", 'f"{K}stepk"'): "the merge step within one chunk, whose number of steps changes with the chunk",
 }
-# the upload form's fields belong to the one file being loaded (app_pages/compare_upload.py)
+# the upload form's fields belong to the one file being loaded (app_pages/kit/compare_upload.py)
 TRANSIENT_FILES = {"compare_upload.py"}
 
 
@@ -44,7 +44,7 @@ def away_and_back(at: AppTest, page: str, elsewhere: str = "algorithms") -> AppT
 
 # -- the rules -------------------------------------------------------------------------------------------
 def widget_calls():
-    for path in sorted(PAGES.glob("*.py")):
+    for path in sorted(PAGES.rglob("*.py")):
         src = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(src)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -66,7 +66,7 @@ def test_every_keyed_input_widget_keeps_its_value_while_not_drawn():
         if not (isinstance(keep, ast.Name) and keep.id == "KEEP"):
             missing.append(f"{name}:{node.lineno} {node.func.attr}(key={key})")
     assert seen > 60
-    assert not missing, "keyed input widgets without persist_state=KEEP (app_pages/links.py):\n" + "\n".join(missing)
+    assert not missing, "keyed input widgets without persist_state=KEEP (app_pages/kit/links.py):\n" + "\n".join(missing)
 
 
 def test_tabs_with_a_key_open_where_the_visitor_left_them():
@@ -77,15 +77,15 @@ def test_tabs_with_a_key_open_where_the_visitor_left_them():
 
 
 def test_query_params_are_read_and_written_only_by_the_link_codecs():
-    used = [f"{path.name}:{node.lineno}" for path in [*PAGES.glob("*.py"), ROOT / "app.py"]
+    used = [f"{path.name}:{node.lineno}" for path in [*PAGES.rglob("*.py"), ROOT / "app.py"]
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
             if isinstance(node, ast.Attribute) and node.attr == "query_params" and path.name != "links.py"]
-    assert not used, f"st.query_params outside app_pages/links.py: {used}"
-    assert "def read(" in (PAGES / "links.py").read_text() and "def write(" in (PAGES / "links.py").read_text()
+    assert not used, f"st.query_params outside app_pages/kit/links.py: {used}"
+    assert "def read(" in (PAGES / "kit" / "links.py").read_text() and "def write(" in (PAGES / "kit" / "links.py").read_text()
 
 
 def test_the_old_ways_of_keeping_state_are_gone():
-    src = "\n".join(p.read_text(encoding="utf-8") for p in PAGES.glob("*.py"))
+    src = "\n".join(p.read_text(encoding="utf-8") for p in PAGES.rglob("*.py"))
     for old in ("__kept", "def remember(", "def restore(", "def keep_view(", "def keep_font(", "last_view",
                 "url_written", f'"{{K}}init"'):
         assert old not in src, old
@@ -122,7 +122,7 @@ def test_the_old_view_name_in_a_link_still_opens_its_view():
 
 
 def test_quirks_opens_compare_with_the_same_link_codec():
-    from app_pages import links
+    from app_pages.kit import links
 
     assert links.url("compare", {"text": "a b", "tokenizers": ["gpt2", "o200k_base"], "special": True}) == \
         "./?text=a%20b&tokenizers=gpt2%2Co200k_base&special=1"

@@ -99,7 +99,7 @@ def test_llama2_preset_on_the_page_is_sentencepieces_own_model(trained_bpe, tmp_
     assert [tok.piece_of(i) for i in range(tok.vocab_size)] == [ref.IdToPiece(i) for i in range(ref.GetPieceSize())]
     probe = "hello 안녕하세요 👋 naïve café 1234567\n  def f(x): return x"
     assert tok.encode(probe, disallowed_special=()) == ref.EncodeAsIds(probe)
-    from app_pages.shared import USER_TOKENIZERS
+    from app_pages.kit.shared import USER_TOKENIZERS
 
     assert trained_bpe.session_state[USER_TOKENIZERS]["sp_lab"] is tok
     layout = [m.value for m in trained_bpe.markdown if m.value.startswith("**Layout**")][0]
@@ -393,7 +393,7 @@ def test_upload_a_model_and_a_corrupt_one(trained_unigram):
     at.file_uploader(key=f"{K}load").set_value(("mine.model", data, "application/octet-stream")).run()
     assert not at.exception
     assert any("Loaded a **unigram** model of 1,000 pieces" in s.value for s in at.success)
-    from app_pages.shared import USER_TOKENIZERS
+    from app_pages.kit.shared import USER_TOKENIZERS
 
     assert "sp_upload" in at.session_state[USER_TOKENIZERS]
     tab(at, "Lattice")
@@ -509,7 +509,7 @@ def test_the_lab_remembers_its_settings_across_pages(trained_unigram):
 
 
 def test_trained_model_joins_inside(trained_unigram):
-    from app_pages.shared import USER_TOKENIZERS
+    from app_pages.kit.shared import USER_TOKENIZERS
 
     at = trained_unigram
     at.switch_page("app_pages/inside.py")
@@ -528,7 +528,7 @@ def test_a_normalizing_model_on_compare_with_tricky_text():
     only spaces (no piece at all) must not break the Compare page."""
     from conftest import TRICKY_TEXTS
 
-    from app_pages.shared import USER_TOKENIZERS
+    from app_pages.kit.shared import USER_TOKENIZERS
     from test_compare_page import spans_html
 
     tok = spt.train(stdlib_docstrings(100_000), vocab_size=2000, name="sp_lab", title="SP defaults")

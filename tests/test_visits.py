@@ -135,7 +135,7 @@ def test_a_closed_visits_uploads_state_and_tokenizers_are_released(runtime):
     rt.get_app_session(leaves).session_state["user_tokenizers"] = {"mine": tok}
     assert list(tokenized(tok, "hello visitors", parse_special=False).ids) == tok.encode("hello visitors")
     session, tok = weakref.ref(rt.get_app_session(leaves)), weakref.ref(tok)
-    gc.freeze()  # as app_pages/shared.load_tokenizer does after each vocabulary it loads
+    gc.freeze()  # as app_pages/kit/shared.load_tokenizer does after each vocabulary it loads
 
     _on_loop(loop, rt.disconnect_session, leaves)  # the tab closes: Streamlit keeps the session for a reconnect
     assert visits.sweep() == [] and _held(rt, leaves) == 10 * MB
@@ -186,7 +186,7 @@ def test_without_the_sweeper_streamlit_keeps_an_expired_visits_uploads(runtime):
     rt, loop = runtime
     sid = _connect(rt, loop)
     _upload(rt, sid, 3, MB)
-    gc.freeze()  # as app_pages/shared.load_tokenizer does after each vocabulary it loads
+    gc.freeze()  # as app_pages/kit/shared.load_tokenizer does after each vocabulary it loads
     try:
         _on_loop(loop, rt.disconnect_session, sid)
         time.sleep(1.1)  # the session's time to live is over
@@ -271,7 +271,7 @@ def test_nothing_made_for_an_uploaded_tokenizer_outlives_its_visit(runtime):
         rt.get_app_session(leaves).session_state["user_tokenizers"] = own
         gone = [weakref.ref(t) for t in own.values()]
         del own
-        gc.freeze()  # as app_pages/shared.load_tokenizer does
+        gc.freeze()  # as app_pages/kit/shared.load_tokenizer does
         _on_loop(loop, rt.disconnect_session, leaves)
         visits.sweep()
         clock.now += 61

@@ -350,7 +350,7 @@ def wait_plotted(page, n: int = 1, timeout: float = 30_000) -> None:
 
 def upload_training_text(page, *paths, choose: bool = True) -> None:
     """On a lab page: choose "Upload a file" as the training text and put `paths` into that uploader
-    (app_pages/training_text.py). It waits for the uploader by its label: until the click's rerun has
+    (app_pages/kit/training_text.py). It waits for the uploader by its label: until the click's rerun has
     drawn it, the only uploader on the BPE and SentencePiece Labs is the .model one, and a file sent
     to `.first` went there."""
     if choose:

@@ -143,7 +143,7 @@ def test_a_pause_runs_only_the_counts_while_nothing_else_would_change(browser, a
     """Every column drawn in the browser, one quiet text: the pause's text goes to the counts' text sink
     (widgets.text_sink), and the server runs the counts alone (a few messages, not the page's fifty), which
     show the new text, as does the link; a text with a special-token string runs the page, which says so."""
-    from app_pages.shared import title_of
+    from app_pages.kit.shared import title_of
 
     ctx, page = open_compare(browser, app_url, IN_BROWSER)
     try:
@@ -419,7 +419,7 @@ def test_the_box_counts_a_lone_surrogate_as_the_server_does(browser, app_url):
     before a non-ASCII character as U+FFFD's 3 bytes, as TextEncoder and the server's clean_text do: such a text
     past the live limit waits for Apply. (It counted the surrogate and the character after it as one 4-byte
     pair: 12,000 bytes of these read as 8,000, and the text stayed live past the limit.)"""
-    from app_pages.widgets import LIVE_LIMIT
+    from app_pages.kit.widgets import LIVE_LIMIT
 
     ctx, page = open_compare(browser, app_url, IN_BROWSER[:2])
     try:

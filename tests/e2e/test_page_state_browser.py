@@ -1,5 +1,5 @@
 """Compare keeps its options when a visitor goes to another page in the sidebar and comes back
-(app_pages/links.py), and its link says so again."""
+(app_pages/kit/links.py), and its link says so again."""
 
 import shutil
 import urllib.parse

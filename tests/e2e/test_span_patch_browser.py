@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages.widgets import WEB, spans_js
+from app_pages.kit.widgets import WEB, spans_js
 from tests.e2e.conftest import watched_page
 from tests.payloads import PAYLOADS
 from tokenizers import get_tokenizer

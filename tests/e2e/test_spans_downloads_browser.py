@@ -1,5 +1,5 @@
 """Issue 21: every spans view downloads as an SVG (for slides) and a self-contained HTML page, through
-the one "Download spans" popover (app_pages.shared.spans_downloads): here Compare (with the boundaries
+the one "Download spans" popover (app_pages.kit.shared.spans_downloads): here Compare (with the boundaries
 that differ), a Quirks card, Inside and chat mode; Algorithms', the BPE Lab's and the SentencePiece
 Lab's in their own browser tests, after their training. The drawing is tested in tests/test_notebook.py."""
 

@@ -545,7 +545,7 @@ def _parts_html(parts) -> str:
 def model_html(model: dict) -> str:
     """The HTML of a span_model (with the CSS): what render_spans returns.
 
-    For a screen reader: spans with an owner (clickable, app_pages.widgets.token_clicks) are a
+    For a screen reader: spans with an owner (clickable, app_pages.kit.widgets.token_clicks) are a
     listbox of options, one tab stop (roving tabindex: the pinned token, else the first), arrows move,
     Enter pins; screen readers switch to their focus mode in a listbox, so the arrows reach the page,
     and say each option's name with its position ("space the, id 262, 2 of 40"). Spans that cannot be
@@ -589,7 +589,7 @@ def render_spans(text: str, tokens: Sequence[Token], **options) -> str:
     `marks`: byte offsets of boundaries to flag (boundary diff); `rank_of`: id -> merge rank for the
     tooltips; `flip_tips`: open tooltips to the left (for a column at the right edge of the page);
     `owner`: makes the tokens clickable (data-owner on the container, data-pos = `start` + the index of
-    each segment's first token, for app_pages.widgets.token_clicks); `pinned`: that position outlined;
+    each segment's first token, for app_pages.kit.widgets.token_clicks); `pinned`: that position outlined;
     `highlight`: ids drawn outlined (the Lab's newest merge); `names`: ids drawn as a name instead of
     their text (the Lab's Z, Y, X…); `font_size`: a CSS size for the text (presentation mode);
     `unknown_id`: the tokenizer's unknown token, drawn red over the text it stands for; `label`: the

@@ -1,7 +1,7 @@
 // Tokenizing in the browser while typing (issue 22): the fast twin of tokenizers.core.html.span_model for
 // byte-level BPE vocabularies and SentencePiece BPE models (mistral_sp), fed by the C core compiled to
 // WebAssembly (tokenizers/bpe/native/tl_wasm.js).
-// app_pages/widgets.py puts this file in front of token_spans.js (one component); tests/test_live_spans.py
+// app_pages/kit/widgets.py puts this file in front of token_spans.js (one component); tests/test_live_spans.py
 // holds buildModel equal to span_model (the slow, obviously-correct reference) on the tricky texts.
 //
 // A keystroke encodes only the lines it touched (editTokens, tokenizers/core/edits.py's rule: the tokens before

@@ -1,5 +1,5 @@
 """Compare's "Load your own tokenizer file" panel: a file becomes a tokenizer for this visit (in
-app_pages.shared.user_tokenizers(), so every page can use it), named by its file. Called from
+app_pages.kit.shared.user_tokenizers(), so every page can use it), named by its file. Called from
 app_pages/compare.py; the reading itself is the library's (tokenizers/user_files.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 
 import streamlit as st
 
-from app_pages.shared import user_tokenizers
+from app_pages.kit.shared import user_tokenizers
 from tokenizers import REGISTRY
 from tokenizers import user_files
 from tokenizers.user_files import FORMATS, UserFileError, detect_format, known_patterns, load_user_file

@@ -70,7 +70,7 @@ class Names:
     single: bool = False
 
     def parse(self, raw: str):
-        from app_pages.shared import all_tokenizer_names
+        from app_pages.kit.shared import all_tokenizer_names
 
         if self.single:
             if raw not in all_tokenizer_names():
@@ -82,7 +82,7 @@ class Names:
 
     @staticmethod
     def missing(raw: str) -> list[str]:
-        from app_pages.shared import all_tokenizer_names
+        from app_pages.kit.shared import all_tokenizer_names
 
         known = {n.lower() for n in all_tokenizer_names()}
         return [n for n in (n.strip() for n in raw.split(",")) if n and n.lower() not in known]
@@ -321,9 +321,9 @@ LAB_TIES = ("Smallest pair (Hugging Face, rustbpe)", "Met first in the text (min
 
 
 def _training_text(k: str, first: str) -> tuple[Setting, ...]:
-    """The labs' training text (app_pages/training_text.py): where it comes from, and the pasted text or the
+    """The labs' training text (app_pages/kit/training_text.py): where it comes from, and the pasted text or the
     built-in corpus's size (an uploaded file cannot be in a link)."""
-    from app_pages.training_text import BUILTIN_SIZES, SOURCES
+    from app_pages.kit.training_text import BUILTIN_SIZES, SOURCES
 
     source = Choice(SOURCES, values={"builtin": SOURCES[0], "paste": SOURCES[1], "upload": SOURCES[2]})
     return (

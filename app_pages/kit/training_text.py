@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.links import KEEP
-from app_pages.shared import clean_state_text
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import clean_state_text
 from tokenizers.core.corpus import stdlib_docstrings
 from service import uploads
 from ui.formatting import escape_markdown, md_code

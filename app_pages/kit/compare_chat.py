@@ -8,9 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app_pages.links import KEEP
-from app_pages.shared import all_tokenizer_names, resolve, spans_downloads, title_of
-from app_pages.widgets import component_key
+from app_pages.kit.links import KEEP
+from app_pages.kit.shared import all_tokenizer_names, resolve, spans_downloads, title_of
+from app_pages.kit.widgets import component_key
 from tokenizers.chat import FORMAT_OF, ROLES, Message, chat_tokenizer, format_for, tokenize_chat
 from tokenizers.core.text import clean_text
 from service.cache import results_store

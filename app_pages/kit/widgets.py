@@ -10,10 +10,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import nested_fragments
+from app_pages.kit import nested_fragments
 from ui.spans import CSS, segments
 
-WEB = Path(__file__).resolve().parent.parent / "ui" / "web"
+WEB = Path(__file__).resolve().parent.parent.parent / "ui" / "web"
 
 
 def _asset(name: str) -> str:
