@@ -56,6 +56,11 @@ REQ=requirements.txt
 # server's first view of that tab loads no vocabulary (tokenizers/analysis/numbers.py); without them
 # the tab computes and writes them at first use
 .venv/bin/python -m tokenizers.analysis.numbers || echo "setup: the Numbers figures are left for first use (above)"
+# the files a browser fetches to tokenize while typing (the module, its host, the names table, every registry
+# blob), written into static/tl/ now: a server whose app folder is read-only then still tokenizes in the
+# browser, and no first visitor waits for them to be made (service/browser_assets.py); at run time they are
+# written on first use where this step did not run (a hosted copy)
+.venv/bin/python -m service.browser_assets || echo "setup: the browser files are left for first use (above)"
 # test tools only: axe-core (the accessibility audit of tests/e2e/test_a11y_browser.py) from npm, fetched
 # once with npm's own client and checked against its pinned sha256 and integrity; without npm it says so
 # and set-up goes on (the browser tests then skip loudly, or fail under E2E_REQUIRED=1)

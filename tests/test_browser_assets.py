@@ -94,6 +94,28 @@ def test_compare_labels_the_columns_that_wait_for_the_server(monkeypatch):
                        "browser)."]
 
 
+def test_set_up_publishes_every_file_so_a_read_only_folder_stays_in_the_browser(static, capsys, monkeypatch):
+    """Issue 32: set-up's step (python -m service.browser_assets) writes every file ahead; a server whose
+    folder is then read-only finds them written and keeps its columns in the browser, writing nothing."""
+    assert browser_assets.main(["gpt2", "mistral_sp", "qwen"]) == 0
+    assert "3 of 3 tokenizers published" in capsys.readouterr().out
+    written = sorted(p.name for p in static.iterdir())
+    clear()  # a new server process, whose folder cannot be written (root included: every write refused)
+    monkeypatch.setattr(browser_assets.tempfile, "mkstemp",
+                        lambda **kw: (_ for _ in ()).throw(PermissionError("read-only")))
+    for name in ("gpt2", "mistral_sp", "qwen"):
+        got = browser_assets.live_assets(name)
+        assert got is not None, name
+        assert all(url.rsplit("/", 1)[1] in written for url in got.values())
+    assert browser_assets.live_assets("o200k_base") is None  # not published ahead: stays on the server
+    assert "cannot write" in browser_assets.server_only_reason("o200k_base")
+
+
+def test_spoken_names_ask_every_code_point_the_reference_asks():
+    """The candidates' regex misses no character the reference loop over all 1.1 million names."""
+    assert browser_assets.spoken_names() == browser_assets.spoken_names_reference()
+
+
 def test_a_read_only_app_folder_leaves_every_column_on_the_server(monkeypatch, tmp_path):
     """Where the app's folder cannot be written (a read-only deploy), the page keeps the server path
     instead of failing."""

@@ -65,7 +65,7 @@ def _model_index(tok: SentencePieceTokenizer):
     score of a user-defined piece per character), read once per model."""
     found = _index.get(tok)
     if found is None:
-        types = [tok.piece_type(i) for i in range(tok.vocab_size)]
+        types = tok.piece_types()
         normal = [tok.score_of(i) for i, t in enumerate(types) if t == "normal"]
         by_piece = {tok.piece_of(i): i for i, t in enumerate(types) if t in ("normal", "user_defined")}
         user = {i for i, t in enumerate(types) if t == "user_defined"}

@@ -111,11 +111,11 @@ class SentencePieceTokenizer(Tokenizer):
             return f"{self.name} removes extra whitespace, which the C core does not"
         if spec.treat_whitespace_as_suffix:
             return f"{self.name} treats whitespace as a suffix, which the C core does not"
-        kinds = {self.piece_type(i) for i in range(self.vocab_size)}
-        if kinds & {"user_defined", "unused"}:
+        types = self.piece_types()
+        if set(types) & {"user_defined", "unused"}:
             return (f"{self.name} has user-defined or unused pieces, which SentencePiece matches or "
                     "re-splits in ways the C core does not")
-        if any(len(self._pieces[i]) == 1 for i in range(self.vocab_size) if self.piece_type(i) != "normal"):
+        if any(len(p) == 1 for p, t in zip(self._pieces, types) if t != "normal"):
             return f"{self.name} has a one-character control, unknown or byte piece"
         return None
 
@@ -134,8 +134,9 @@ class SentencePieceTokenizer(Tokenizer):
             byte_ids[b] = i
         flags = [f for f, on in (("dummy_prefix", norm.add_dummy_prefix), ("escape_spaces", norm.escape_whitespaces),
                                  ("byte_fallback", spec.byte_fallback and bool(self._byte))) if on]
+        types = self.piece_types()
         pieces = [(p.encode("utf-8"), i, self._scores[i]) for i, p in enumerate(self._pieces)
-                  if self.piece_type(i) == "normal"]
+                  if types[i] == "normal"]
         return {"pieces": pieces, "byte_ids": byte_ids, "unk_id": unk, "flags": flags}
 
     def native_encoder(self):
@@ -278,10 +279,14 @@ class SentencePieceTokenizer(Tokenizer):
     def piece_type(self, token_id: int) -> str:
         """"normal", "unknown", "control", "user_defined", "unused" or "byte"."""
         self.check_ids([token_id])
+        return self.piece_types()[token_id]
+
+    def piece_types(self) -> list[str]:
+        """Every piece's type, by id (piece_type's table, read from the model once)."""
         types = getattr(self, "_types", None)
         if types is None:
             types = self._types = [PIECE_TYPES.get(p.type, "normal") for p in self.model_proto().pieces]
-        return types[token_id]
+        return types
 
     def piece_id(self, piece: str) -> int | None:
         """The id of a piece spelled as in the vocabulary ("▁the"), or None."""
