@@ -8,7 +8,8 @@ from app_pages.kit.links import KEEP, LAB_SPLITS, LAB_TIES
 from app_pages.kit.long_work import run_with_stop, was_stopped
 from app_pages.kit.shared import spans_downloads, user_tokenizers
 from app_pages.kit.training_text import training_text
-from tokenizers import PatternError, TrainingError, bpe_io, lab_jobs
+from tokenizers import PatternError, TrainingError, lab_jobs
+from tokenizers.bpe import files as bpe_files
 from tokenizers.jobs import JobError
 from tokenizers.user_files import UserFileError, load_user_file
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern
@@ -296,15 +297,15 @@ else:  # Save
                 "or to share it.")
     d1, d2, d3, d4 = st.columns(4)
     # built when clicked: a loaded model of a million merges is megabytes in each format
-    d1.download_button("lab_bpe.model", lambda: bpe_io.model_text(tok), "lab_bpe.model", key=f"{K}dl_model",
+    d1.download_button("lab_bpe.model", lambda: bpe_files.model_text(tok), "lab_bpe.model", key=f"{K}dl_model",
                        on_click="ignore")
-    d2.download_button("lab_bpe.vocab", lambda: bpe_io.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab",
+    d2.download_button("lab_bpe.vocab", lambda: bpe_files.vocab_text(tok), "lab_bpe.vocab", key=f"{K}dl_vocab",
                        on_click="ignore")
     try:
-        bpe_io.tiktoken_ranks(tok)  # refuses a vocabulary the format cannot hold, with the reason
-        d3.download_button("lab_bpe.tiktoken", lambda: bpe_io.tiktoken_text(tok), "lab_bpe.tiktoken",
+        bpe_files.tiktoken_ranks(tok)  # refuses a vocabulary the format cannot hold, with the reason
+        d3.download_button("lab_bpe.tiktoken", lambda: bpe_files.tiktoken_text(tok), "lab_bpe.tiktoken",
                            key=f"{K}dl_tiktoken", on_click="ignore")
-        d4.download_button("lab_bpe.json", lambda: bpe_io.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta",
+        d4.download_button("lab_bpe.json", lambda: bpe_files.tiktoken_meta(tok), "lab_bpe.json", key=f"{K}dl_meta",
                            on_click="ignore")
     except ValueError as e:
         d3.caption(escape_markdown(str(e)))

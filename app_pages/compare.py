@@ -19,7 +19,8 @@ from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_sta
                                render_decoder, resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.kit.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
                                reported, text_sink, token_clicks, token_spans)
-from tokenizers import REGISTRY, bpe_io, default_tokenizers
+from tokenizers import REGISTRY, default_tokenizers
+from tokenizers.bpe import files as bpe_files
 from tokenizers.core.text import clean_text
 from ui import analysis, export, paging
 from service import browser_assets, limits
@@ -278,7 +279,7 @@ def input_notes(a: Areas, inp: Inputs, replaced: int, sizes: tuple[int, int]) ->
         for n in own:
             tok_own = user_tokenizers()[n]
             if tok_own.capabilities.merge_steps and n == "lab_bpe":
-                st.download_button("lab_bpe.model", lambda m=tok_own: bpe_io.model_text(m), "lab_bpe.model",
+                st.download_button("lab_bpe.model", lambda m=tok_own: bpe_files.model_text(m), "lab_bpe.model",
                                    key=f"{K}dl_{n}", on_click="ignore")  # built when clicked
 
 

@@ -9,7 +9,7 @@ from app_pages.kit.links import KEEP
 from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
                                spans_downloads, title_of, tokenize_text, usable, TOKENIZE_ERRORS)
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
-from tokenizers import vocab_audit
+from tokenizers.analysis import vocab_audit
 from tokenizers.analysis import numbers
 from tokenizers.analysis.vocab_search import VocabQuery
 from tokenizers.core.text import clean_text

@@ -6,7 +6,7 @@
 For each tokenizer: `decode` of 100,000 ids (and `decode_bytes`), and `encode_batch` /
 `encode_ordinary_batch` of 2,000 texts of about 1 KB each (8 threads, as tiktoken's default), against
 tiktoken doing the same on the same vocabulary (its own Encoding for OpenAI's vocabularies; for the
-model trained here, the Encoding that `bpe_io.to_tiktoken_encoding` exports). Ids and texts are checked
+model trained here, the Encoding that `bpe_files.to_tiktoken_encoding` exports). Ids and texts are checked
 equal to tiktoken's. Times are medians of 5 runs (1 with --quick); ratios are ours / tiktoken (lower is
 faster). Runs in the app's .venv, from the repository root; no download.
 """
@@ -43,7 +43,8 @@ def main() -> int:
 
     from tokenizers.vocabularies.tiktoken_files import get_encoding
 
-    from tokenizers import BPETokenizer, bpe_io, get_tokenizer
+    from tokenizers import BPETokenizer, get_tokenizer
+    from tokenizers.bpe import files as bpe_files
     from tokenizers.bpe import native
     from tokenizers.core.corpus import stdlib_docstrings
     from tokenizers.analysis.samples import varied_text
@@ -53,7 +54,7 @@ def main() -> int:
     own = BPETokenizer("gpt4", name="own")
     own.train(stdlib_docstrings(400_000), 8192)
     sides = {
-        "own model (C core), vs its tiktoken export": (own, bpe_io.to_tiktoken_encoding(own)),
+        "own model (C core), vs its tiktoken export": (own, bpe_files.to_tiktoken_encoding(own)),
         "gpt2 (registry: tiktoken inside)": (get_tokenizer("gpt2"), get_encoding("gpt2")),
         "cl100k_base (registry: tiktoken inside)": (get_tokenizer("cl100k_base"), get_encoding("cl100k_base")),
         "cl100k_base, BPETokenizer.from_tiktoken": (BPETokenizer.from_tiktoken("cl100k_base"),

@@ -7,7 +7,7 @@ Each round starts new Python processes (the --root checkout's code, this reposit
     its four default tokenizers): what the first visitor of a fresh server waits for on the server;
   * the first-use costs inside it, one process each, in the order a first visit meets them: importing
     the page's modules, loading each default tokenizer, the table of character names and each default
-    blob the browser fetches (service/browser_assets), SentencePiece's C encoder state;
+    blob the browser fetches (service/browser_assets.py), SentencePiece's C encoder state;
   * compiling the C core into an empty cache (what the first tokenization pays on a server started
     without set-up, or after a change to the C: set-up's `tokenizers.bpe.native.build` step pays it
     otherwise).

@@ -35,7 +35,7 @@ SETUP = {
     "ours_fast": "tokenizers.bpe.BPETokenizer('gpt4').train(text, V, trainer='fast'); whole text as one "
                  "string; GPT-4 (cl100k) split; C core via ctypes, 1 thread (the worker asserts "
                  "tokenizers.bpe.native.available(): 'fast' would fall back to Python otherwise)",
-    "ours_python": "same, trainer='python' (bpe_fast.train_fast: the same algorithm and merges); pure "
+    "ours_python": "same, trainer='python' (bpe.fast.train_fast: the same algorithm and merges); pure "
                    "Python, 1 thread",
     "ours_reference": "same, trainer='reference' (recounts every pair at every merge); pure Python; only at "
                       "the reference point",
@@ -52,7 +52,7 @@ SETUP = {
     "rustbpe": "rustbpe.Tokenizer().train_from_iterator(the same ~64 KB blocks, vocab_size=V, pattern=GPT-4 "
                "split (same as ours; the blocks split into exactly the chunks of the whole text)); Rust, rayon threads",
     "encode": "encode_ordinary(text) on every side (no special-token scan). 'own' = our model trained on the "
-              "prose corpus at the largest vocab, on the tiktoken side exported with bpe_io.to_tiktoken_encoding; "
+              "prose corpus at the largest vocab, on the tiktoken side exported with bpe_files.to_tiktoken_encoding; "
               "'cl100k_base' = BPETokenizer.from_tiktoken vs tiktoken.get_encoding. Side 'ours' = "
               "tok.encode_ordinary, which runs in the C core (no chunk cache; minbpe's merge rule for 'own', "
               "tiktoken's rank rule for cl100k_base): 'first' = pass 1 in a "
@@ -432,7 +432,7 @@ def main() -> int:
     native_end.pop("process_seconds", None)
     p(f"  library tokenizers/*.py sha256 {lib_before}" + (
         "" if lib_after == lib_before else f" -> {lib_after}  (WARNING: the library changed during the run)"))
-    p(f"  C core tokenizers/native sources sha256 {native_before}" + (
+    p(f"  C core tokenizers/bpe/native sources sha256 {native_before}" + (
         "" if native_after == native_before else f" -> {native_after}  (WARNING: changed during the run)")
       + f"; library {'loaded' if native['available'] else 'NOT loaded'}: {native['library']}"
       + ("" if native_end.get("library") == native["library"] and native_end.get("available") == native["available"]

@@ -15,7 +15,7 @@ if ! (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.vocabularies.provision -
   echo "provisioning vocabulary files ..." >&2
   (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.vocabularies.provision >&2)
 fi
-# the C core (tokenizers/native), which ours_fast and encoding side `ours` measure: built into the
+# the C core (tokenizers/bpe/native), which ours_fast and encoding side `ours` measure: built into the
 # repository's cache (.cache/token-lens/native) under a name that carries a digest of its sources and
 # of regex's version, so this is a no-op when the app's venv (same regex pin) has already built it
 (cd "$HERE/.." && "$VENV/bin/python" -m tokenizers.bpe.native.build >&2)

@@ -47,7 +47,7 @@ NATIVE_HINT = ("build it from the repository root with `.venv/bin/python -m toke
 
 
 def native_info() -> dict:
-    """Whether the project's C core (tokenizers/native) loads in this interpreter, and which file."""
+    """Whether the project's C core (tokenizers/bpe/native) loads in this interpreter, and which file."""
     use_repo()
     from tokenizers.bpe import native
 
@@ -195,7 +195,7 @@ def train(impl: str, corpus: str, vocab: int, threads: int, dump: str | None) ->
 
 def save_model(corpus: str, vocab: int, prefix: str) -> dict:
     use_repo()
-    from tokenizers import bpe_io
+    from tokenizers.bpe import files as bpe_files
     from tokenizers.bpe import BPETokenizer
 
     from tokenizers.bpe import native
@@ -204,7 +204,7 @@ def save_model(corpus: str, vocab: int, prefix: str) -> dict:
     t0 = time.perf_counter()
     tok.train(read(corpus), vocab)  # trainer="fast": C when built, else Python (same merges)
     seconds = time.perf_counter() - t0
-    model, _ = bpe_io.save(tok, prefix)
+    model, _ = bpe_files.save(tok, prefix)
     return {"model": str(model), "seconds": seconds, "vocab_out": tok.vocab_size,
             "trainer": "native" if native.available() else "python"}
 
@@ -217,11 +217,11 @@ def encode(side: str, vocab: str, text_path: str, model: str | None) -> dict:
     out: dict = {"side": side, "vocab": vocab, "text_bytes": nbytes}
     t0 = time.perf_counter()
     if vocab == "own":
-        from tokenizers import bpe_io
+        from tokenizers.bpe import files as bpe_files
 
-        tok = bpe_io.load(model)
+        tok = bpe_files.load(model)
         if side == "tiktoken":
-            enc = bpe_io.to_tiktoken_encoding(tok)
+            enc = bpe_files.to_tiktoken_encoding(tok)
     else:
         if side in ("ours", "ours_python"):
             from tokenizers.bpe import BPETokenizer

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers import BPETokenizer, PatternError, TrainingError, bpe_io
+from tokenizers import BPETokenizer, PatternError, TrainingError
+from tokenizers.bpe import files as bpe_files
 from tokenizers.bpe.reference import get_stats, merge
 from tokenizers.core.corpus import stdlib_docstrings
 from lecture import LECTURE_MERGES, LECTURE_TEXT, LECTURE_TOKENS_AFTER, LECTURE_VOCAB, minbpe_merges
@@ -190,9 +191,9 @@ def test_save_load_round_trip(tmp_path):
     tok = BPETokenizer("gpt4")
     tok.train(stdlib_docstrings(20_000), 400)
     tok.register_special_tokens({"<|endoftext|>": 400})
-    model, vocab = bpe_io.save(tok, tmp_path / "m")
+    model, vocab = bpe_files.save(tok, tmp_path / "m")
     assert model.read_text().startswith("minbpe v1\n")
-    back = bpe_io.load(model)
+    back = bpe_files.load(model)
     assert back.merges == tok.merges and back.special_tokens == tok.special_tokens and back.pattern == tok.pattern
     text = "Return the <|endoftext|> value"
     assert back.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
@@ -200,19 +201,19 @@ def test_save_load_round_trip(tmp_path):
 
 
 def test_corrupt_model_file_is_named():
-    with pytest.raises(bpe_io.ModelFormatError, match="first line"):
-        bpe_io.loads("hello\n")
-    with pytest.raises(bpe_io.ModelFormatError, match="Line 4"):
-        bpe_io.loads("minbpe v1\n\n0\n97 x\n")
-    with pytest.raises(bpe_io.ModelFormatError, match="no earlier line"):
-        bpe_io.loads("minbpe v1\n\n0\n97 999\n")
+    with pytest.raises(bpe_files.ModelFormatError, match="first line"):
+        bpe_files.loads("hello\n")
+    with pytest.raises(bpe_files.ModelFormatError, match="Line 4"):
+        bpe_files.loads("minbpe v1\n\n0\n97 x\n")
+    with pytest.raises(bpe_files.ModelFormatError, match="no earlier line"):
+        bpe_files.loads("minbpe v1\n\n0\n97 999\n")
 
 
 def test_tiktoken_loads_an_exported_model(tmp_path):
     tok = BPETokenizer("gpt4")
     tok.train(stdlib_docstrings(50_000), 800)
     tok.register_special_tokens({"<|endoftext|>": 800})
-    ranks_file, meta = bpe_io.export_tiktoken(tok, tmp_path / "m")
+    ranks_file, meta = bpe_files.export_tiktoken(tok, tmp_path / "m")
     from tiktoken.load import load_tiktoken_bpe
     import json
 

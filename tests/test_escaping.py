@@ -163,11 +163,11 @@ def test_figures_escape_labels_from_vocabularies_files_and_names():
 
 # -- hostile vocabularies ----------------------------------------------------------------------------------
 def test_vocab_entries_walk_only_the_ids_in_use(unused_id_lookups):
-    from tokenizers import bpe_io
+    from tokenizers.bpe import files as bpe_files
     from ui.tables import vocab_entries, vocab_rows
     from service.uploads import vocabulary_note
 
-    tok = bpe_io.loads("minbpe v1\n\n1\n<|end|> 1000256\n97 97\n", name="sparse")
+    tok = bpe_files.loads("minbpe v1\n\n1\n<|end|> 1000256\n97 97\n", name="sparse")
     misses = unused_id_lookups
     vocab, longest = vocab_entries(tok)
     rows, matched = vocab_rows(tok, "")
@@ -177,13 +177,13 @@ def test_vocab_entries_walk_only_the_ids_in_use(unused_id_lookups):
 
 
 def test_a_chain_of_merges_is_refused_with_a_message():
-    from tokenizers import bpe_io
+    from tokenizers.bpe import files as bpe_files
     from tokenizers.bpe.files import MAX_VOCAB_BYTES, ModelFormatError
 
     lines = ["minbpe v1", "", "0", "97 97"] + [f"{255 + k} 97" for k in range(1, 100_000)]
     with pytest.raises(ModelFormatError, match="bytes of tokens") as e:
-        bpe_io.loads("\n".join(lines) + "\n")
+        bpe_files.loads("\n".join(lines) + "\n")
     assert f"{MAX_VOCAB_BYTES:,}" in str(e.value)
     # a model the Lab can make still loads: 8,191 merges of the same chain spell 33.6 MB
-    ok = bpe_io.loads("\n".join(lines[:8195]) + "\n")
+    ok = bpe_files.loads("\n".join(lines[:8195]) + "\n")
     assert ok.vocab_size == 256 + 8192

@@ -259,11 +259,11 @@ def test_without_a_compiler_the_python_paths_run_said_once(native_fresh, monkeyp
     monkeypatch.setenv("TOKEN_LENS_PROVISION", "1")
     monkeypatch.setattr(build, "compiler", lambda: None)
     lib = native_fresh
-    with caplog.at_level("INFO", logger="tokenizers.native"):
+    with caplog.at_level("INFO", logger="tokenizers.bpe.native"):
         assert lib.load() is None and lib.load() is None
-    said = [r.getMessage() for r in caplog.records if r.name == "tokenizers.native"]
+    said = [r.getMessage() for r in caplog.records if r.name == "tokenizers.bpe.native"]
     assert sum("pure-Python" in m for m in said) == 2  # build's sentence (info), then the one warning
-    assert sum(r.levelname == "WARNING" for r in caplog.records if r.name == "tokenizers.native") == 1
+    assert sum(r.levelname == "WARNING" for r in caplog.records if r.name == "tokenizers.bpe.native") == 1
 
 
 def test_switched_off_nothing_is_compiled(native_fresh, monkeypatch):

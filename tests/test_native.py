@@ -1,4 +1,4 @@
-"""The C core (tokenizers/native) against its pure-Python twins: the same merges, the same training
+"""The C core (tokenizers/bpe/native) against its pure-Python twins: the same merges, the same training
 record, the same ids. Skipped when the core is not built, except where TOKEN_LENS_REQUIRE_NATIVE=1
 (CI sets it: there the core must build and load)."""
 
@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokenizers.vocabularies import from_tiktoken
-from tokenizers import BPETokenizer, bpe_io
+from tokenizers import BPETokenizer
+from tokenizers.bpe import files as bpe_files
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, chunk_counts, compile_pattern
 from tokenizers.analysis.samples import mixed_scripts, stdlib_source, varied_text
 from conftest import ROOT, TRICKY_TEXTS
@@ -144,8 +145,8 @@ def test_specials_and_lone_surrogates(trained):
 
 def test_loaded_model_encodes_the_same(trained, tmp_path):
     tok = trained["gpt4"]
-    bpe_io.save(tok, tmp_path / "m")
-    back = bpe_io.load(tmp_path / "m.model")
+    bpe_files.save(tok, tmp_path / "m")
+    back = bpe_files.load(tmp_path / "m.model")
     text = varied_text()[300_000:330_000]
     assert back.encode_ordinary(text) == tok.encode_ordinary(text) == tok.encode_ordinary_python(text)
 

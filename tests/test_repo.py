@@ -2,6 +2,7 @@
 250 lines, its links and the docs' stay inside the repository, and its ten lines of library run."""
 
 import re
+from pathlib import Path
 
 from conftest import ROOT
 
@@ -235,3 +236,99 @@ def test_readme_setup_and_pyproject_name_the_pins_pythons():
 def test_readme_quickstart_says_which_address_to_open():
     quick = (ROOT / "README.md").read_text().split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     assert "http://localhost:8501" in quick
+
+
+# -- paths and modules named in prose ---------------------------------------------------------------
+# A comment or doc that names a file or module the repository no longer holds sends a reader nowhere
+# (after the library's move to subpackages, a dozen did: tokenizers/native, bpe_fast.train_fast, ...).
+# Every repository path (app_pages/..., tokenizers/..., docs/...) and every dotted module name of the
+# house (tokenizers.x.y, service.x, ui.x) in the docs and in the code's comments and strings must resolve.
+SOURCE_SUFFIXES = (".py", ".c", ".h", ".js", ".md", ".sh", ".toml")
+NOT_OURS = {".venv", ".git", "node_modules", "static", ".cache", ".pytest_cache"}
+TOP = ("app_pages", "tokenizers", "service", "ui", "tests", "benchmarks", "docs", ".ci", ".streamlit")
+PATH_IN_PROSE = re.compile(r"(?<![\w./-])((?:%s)/[\w./*<>-]*[\w*>])" % "|".join(map(re.escape, TOP)))
+MODULE_IN_PROSE = re.compile(r"(?<![\w./-])((?:tokenizers|service|ui|app_pages|benchmarks)\.[a-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+
+
+def house_files():
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] not in NOT_OURS and path.is_file() and (path.suffix in SOURCE_SUFFIXES or rel == Path(".ci/run")):
+            yield path
+
+
+def names_in(module: Path) -> set[str]:
+    """What `module.NAME` can mean: its top-level definitions, assignments and imports, and every
+    identifier-like string (`__all__`, the names a module `__getattr__` answers)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            names.add(node.value)
+    return names
+
+
+def module_resolves(dotted: str, cache: dict) -> bool:
+    from tokenizers import ALIASES
+
+    if dotted in ALIASES or any(dotted.startswith(old + ".") for old in ALIASES):
+        return True  # the old names, kept as aliases (docs/library.md)
+    parts, here = dotted.split("."), ROOT
+    for i, part in enumerate(parts):
+        if (here / part).is_dir():
+            here = here / part
+            continue
+        if (here / f"{part}.py").exists():
+            if i + 1 == len(parts):
+                return True
+            module, name = here / f"{part}.py", parts[i + 1]
+        else:  # a name the package's __init__ gives
+            module, name = here / "__init__.py", part
+            if i == 0 or not module.exists():
+                return False
+        if module not in cache:
+            cache[module] = names_in(module)
+        return name in cache[module] or name.startswith("__")
+    return True
+
+
+def test_paths_and_modules_named_in_docs_and_comments_exist():
+    bad, cache = [], {}
+    for path in house_files():
+        rel, text = path.relative_to(ROOT), path.read_text(encoding="utf-8", errors="replace")
+        if rel == Path("tests/test_repo.py"):
+            continue  # this check's own examples
+        for m in PATH_IN_PROSE.finditer(text):
+            named = m.group(1).rstrip(".")
+            if any(c in named for c in "*<>") or any(g in named for g in ("/.work", "/.venv", "/.cache")):
+                continue  # a pattern, a placeholder, or a folder the tools make
+            stem, dot, attr = named.rpartition(".")  # `app_pages/kit/widgets.text_sink`: a name in widgets.py
+            if not (ROOT / named).exists() and not (dot and "/" not in attr and any(
+                    (ROOT / f"{stem}{ext}").exists() for ext in (".py", ".js"))):
+                bad.append(f"{rel}: {named} (no such path)")
+        for m in MODULE_IN_PROSE.finditer(text):
+            named = m.group(1).rstrip(".")
+            first = named.split(".")[1]
+            if first in dir(dict) or named == "tokenizers.json":
+                continue  # a dict that is called `tokenizers` (`tokenizers.items()`); Hugging Face's file
+            if not module_resolves(named, cache):
+                bad.append(f"{rel}: {named} (no such module or name)")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_prose_check_knows_a_moved_name_from_a_present_one():
+    cache: dict = {}
+    assert module_resolves("tokenizers.bpe.fast.train_fast", cache)
+    assert module_resolves("tokenizers.vocabularies.from_tiktoken", cache)  # a name its __init__ gives
+    assert module_resolves("tokenizers.bpe_io", cache)  # an old name, kept as an alias
+    for moved in ("tokenizers.bpe_fast.train_fast", "tokenizers.patterns.chunk_counts", "tokenizers.native",
+                  "ui.spans.no_such_function", "service.nothing"):
+        assert not module_resolves(moved, cache), moved
+    assert PATH_IN_PROSE.findall("see tokenizers/native/lib.py MODES.") == ["tokenizers/native/lib.py"]

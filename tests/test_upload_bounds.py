@@ -331,7 +331,7 @@ def test_a_long_tokens_merge_rank_is_shown(monkeypatch):
 @given(st.lists(st.binary(min_size=2, max_size=6), max_size=30), st.binary(min_size=2, max_size=300),
        st.randoms(use_true_random=False))
 def test_fast_recovery_equals_the_rule(tokens, long, rng):
-    """last_merge_fast against the rule itself (bpe_rule.last_merge_of) on random vocabularies (bytes
+    """last_merge_fast against the rule itself (bpe.rule.last_merge_of) on random vocabularies (bytes
     missing from some), with ties (one pair made twice at once) and long tokens."""
     from tokenizers.bpe.merges import last_merge_fast
     from tokenizers.bpe.rule import last_merge_of

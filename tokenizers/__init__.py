@@ -37,6 +37,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 from collections.abc import Sequence
 
 from tokenizers.analysis.healing import TokenHealing, token_healing
@@ -67,11 +68,14 @@ def show(text: str, tokenizers: Sequence[str | Tokenizer] = ("gpt2", "cl100k_bas
                       whitespace=whitespace)
 
 
-# Module names from before the library had subpackages. Other code imports them, so each stays an
-# alias of the module that now holds it: `import tokenizers.bpe_io` gives tokenizers.bpe.io itself
-# (the same object, so a monkeypatch on either name is seen through both).
+# Module names from before the library had subpackages, for code outside this repository (nothing in
+# it imports them: tests/test_architecture.py checks). Each is an alias of the module that now holds
+# it: `import tokenizers.bpe_io` gives tokenizers.bpe.files itself (the same object, so a monkeypatch
+# on either name is seen through both), with a DeprecationWarning naming the new module. docs/library.md
+# lists them.
 ALIASES = {
-    "tokenizers.bpe_io": "tokenizers.bpe.io",
+    "tokenizers.bpe_io": "tokenizers.bpe.files",
+    "tokenizers.bpe.io": "tokenizers.bpe.files",
     "tokenizers.sentencepiece_train": "tokenizers.sentencepiece.train",
     "tokenizers.algorithms": "tokenizers.classic.algorithms",
     "tokenizers.vocab_audit": "tokenizers.analysis.vocab_audit",
@@ -79,12 +83,26 @@ ALIASES = {
 }
 
 
+def _deprecated(old: str):
+    """The module an old name stands for, with a warning pointed at the caller's line (the first frame
+    outside importlib and this file)."""
+    new = ALIASES[old]
+    frame, level = sys._getframe(1), 2
+    ours = (__file__, importlib.__file__)  # `warnings` itself steps over importlib's frozen frames only
+    while frame and (frame.f_code.co_filename.startswith("<frozen") or frame.f_code.co_filename in ours):
+        level += frame.f_code.co_filename in ours
+        frame = frame.f_back
+    warnings.warn(f"{old} is now {new}: import {new} instead (the old name is an alias, kept for a while)",
+                  DeprecationWarning, stacklevel=level)
+    return importlib.import_module(new)
+
+
 class _AliasLoader(importlib.abc.Loader):
     def __init__(self, target: str):
         self.target = target
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        return _deprecated(spec.name)
 
     def exec_module(self, module):
         pass  # the target module ran when it was imported
@@ -106,7 +124,7 @@ def __getattr__(name: str):
     `CorpusCounts`, imported when first asked for (the upload reader pulls in every file format, the
     metrics pandas)."""
     if f"tokenizers.{name}" in ALIASES:
-        return importlib.import_module(f"tokenizers.{name}")
+        return importlib.import_module(f"tokenizers.{name}")  # through the finder, which warns once
     if name == "load_user_file":
         from tokenizers.user_files import load_user_file
 

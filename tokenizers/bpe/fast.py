@@ -1,4 +1,4 @@
-"""The fast BPE trainer. Same merges as bpe_reference.train_reference, by a different road:
+"""The fast BPE trainer. Same merges as reference.train_reference, by a different road:
 
 1. count each distinct chunk once (a word that occurs 10,000 times is one sequence, weight 10,000);
 2. keep pair counts incrementally, with an index from each pair to the chunks that hold it, so a

@@ -1,5 +1,6 @@
-"""The file formats of a byte-level BPE model, read and written without the tokenizer class (so
-that BPETokenizer.save/load and bpe_io can both use them without importing each other).
+"""The file formats of a byte-level BPE model, and saving and loading a BPETokenizer in them.
+The formats are read and written here without the tokenizer class, which imports this module;
+`save`, `load` and `loads` import the class when called (BPETokenizer.save/load/loads are the same).
 
 minbpe's `.model` format:
 
@@ -37,6 +38,26 @@ MAX_VOCAB_BYTES = 40_000_000  # the Lab's worst case, a chain of 8,192 merges, s
 
 class ModelFormatError(ValueError):
     pass
+
+
+def save(tok, prefix: str | Path) -> tuple[Path, Path]:
+    """Write prefix.model and prefix.vocab (BPETokenizer.save)."""
+    return tok.save(prefix)
+
+
+def loads(text: str, *, name: str = "custom_bpe"):
+    """Parse a minbpe .model file's text into a BPETokenizer; a malformed file raises ModelFormatError
+    naming the line."""
+    from tokenizers.bpe.model import BPETokenizer
+
+    return BPETokenizer.loads(text, name=name)
+
+
+def load(model_file: str | Path, *, name: str = "custom_bpe"):
+    """Read a .model file (or a .tiktoken one with its .json) into a BPETokenizer (BPETokenizer.load)."""
+    from tokenizers.bpe.model import BPETokenizer
+
+    return BPETokenizer.load(model_file, name=name)
 
 
 def render_bytes(b: bytes) -> str:

@@ -4,7 +4,7 @@ minbpe's `merges` dict, with one addition: `parents(token_id)`, the inverse look
 - `Merges`, a plain dict filled by training or by reading a file;
 - `RecoveredMerges`, for vocabularies published as ranks only (OpenAI's `.tiktoken` files): the
   merge that made a token is recovered from the ranks when first asked for, by the BPE rule itself
-  (`bpe_rule.last_merge_of`, run on the heap: `last_merge_fast`, O(n log n) for a token of n
+  (`bpe.rule.last_merge_of`, run on the heap: `last_merge_fast`, O(n log n) for a token of n
   bytes), so loading a vocabulary costs only reading it. Asking for all of
   them (len, iteration) recovers every merge once: about 0.7 s for GPT-2, 1.5 s for cl100k_base.
 
@@ -21,7 +21,7 @@ Pair = tuple[int, int]
 
 
 def apply_merges(ids: list[int], rank: Callable[[tuple[int, int]], int | None]) -> list[int]:
-    """The BPE rule (bpe_rule.bpe_merge) for a long chunk: a heap of (rank, position) over a linked
+    """The BPE rule (bpe.rule.bpe_merge) for a long chunk: a heap of (rank, position) over a linked
     list makes it O(n log n), so a chunk of a megabyte (no split pattern, a run of spaces) stays
     fast. `rank(pair)` is the id the pair makes, or None. Equal ranks are taken left to right."""
     n = len(ids)
@@ -61,7 +61,7 @@ def apply_merges(ids: list[int], rank: Callable[[tuple[int, int]], int | None]) 
 
 
 def last_merge_fast(data: bytes, ranks: dict[bytes, int], limit: int) -> tuple[bytes, bytes] | None:
-    """bpe_rule.last_merge_of (the reference, quadratic in the token's length: a token of 20,000 bytes
+    """bpe.rule.last_merge_of (the reference, quadratic in the token's length: a token of 20,000 bytes
     took 36 s), in O(n log n): the parts are ids and the rule runs on the heap of apply_merges below.
 
     Only the token's own rank (`limit`) can join two parts into all of `data`, and it can join nothing

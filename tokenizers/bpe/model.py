@@ -3,8 +3,8 @@ order learned), `vocab` (id -> bytes), `special_tokens` (string -> id) and `patt
 regex, or None for no split). Every byte-level BPE here is this one model, however it was made:
 
 - `BPETokenizer().train(text, vocab_size, pattern=..., ties=...)` learns merges. Trainers, all giving
-  identical merges: "reference" (the obvious algorithm), "python" (bpe_fast: incremental counts),
-  "native" (the same algorithm in C, tokenizers/native), and "fast", the default: native when the
+  identical merges: "reference" (the obvious algorithm), "python" (bpe/fast.py: incremental counts),
+  "native" (the same algorithm in C, tokenizers/bpe/native), and "fast", the default: native when the
   C core is built, else python. `ties` breaks a tie between equal counts: "smallest" (the default)
   takes the smallest pair, as Hugging Face tokenizers and rustbpe do; "first" the pair met first in
   the text, as minbpe and the "Let's build the GPT Tokenizer" lecture do;
@@ -12,14 +12,14 @@ regex, or None for no split). Every byte-level BPE here is this one model, howev
   merges are recovered from them lazily (`merges.RecoveredMerges`), so loading costs only reading
   the file, and the ids are tiktoken's. subtle: in those vocabularies the 256 single bytes are *not*
   ids 0..255 in byte order, so every model keeps `byte_ids` (byte -> id);
-- `BPETokenizer.load` (or `bpe_io.load`) reads minbpe's .model files.
+- `BPETokenizer.load` (or `bpe.files.load`) reads minbpe's .model files.
 
 The model sees the text as typed. Vocabularies that normalize it first (Qwen's NFC, Claude's NFKC),
 split it by more than one regex (DeepSeek V3's sequence of Split regexes) or match added tokens (Hugging
 Face's tokenizer.json) wrap this model in `PipelineTokenizer` (tokenizers/hf/models.py), which runs
 those stages and hands the model each stretch of text or each chunk; the C core still merges them.
 
-Encoding follows one rule (`bpe_rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
+Encoding follows one rule (`bpe.rule.bpe_merge`: merge the adjacent pair that makes the lowest id,
 leftmost first), after a whole-chunk shortcut (a chunk that is itself a token is that token, as in
 tiktoken; `whole_chunk_shortcut = False` turns it off, as Hugging Face's BPE does without
 `ignore_merges`). It runs in C when it can (`encode_ordinary`), with `encode_ordinary_python` as
@@ -88,7 +88,7 @@ LONG_CHUNK = 64  # bytes; longer chunks take the heap
 
 
 def _merge_by_pairs(ids: list[int], merges) -> list[int]:
-    """The BPE rule (bpe_rule.bpe_merge) for a short chunk, the pure-Python encoder's common case:
+    """The BPE rule (bpe.rule.bpe_merge) for a short chunk, the pure-Python encoder's common case:
     the same loop, but after a merge at i only the ranks of the pairs at i-1 and i are recomputed."""
     get = merges.get
     ranks = [get(p, _NEVER) for p in zip(ids, ids[1:])]
@@ -443,7 +443,7 @@ class BPETokenizer(Tokenizer):
         from tokenizers.bpe.native import api
 
         # trained models go by their merges; recovered ones by the bytes -> id table, the byte form
-        # of the same rule (bpe_rule), which spares recovering every merge first
+        # of the same rule (bpe/rule.py), which spares recovering every merge first
         by_merges = None if isinstance(self.merges, RecoveredMerges) else self.merges
         return api.Encoder(self.byte_ids, by_merges, self._bytes_to_id, shortcut=self.whole_chunk_shortcut)
 
@@ -541,7 +541,7 @@ class BPETokenizer(Tokenizer):
 
     def encode_steps(self, chunk: str) -> tuple[tuple[int, ...], list[EncodeStep]]:
         """(starting byte tokens, every merge applied in order) for one chunk, by the BPE rule
-        (bpe_rule.bpe_merge). Ends in the ids `encode` gives for the chunk, unless the chunk is a
+        (bpe.rule.bpe_merge). Ends in the ids `encode` gives for the chunk, unless the chunk is a
         whole token that the rule alone would not reach (`encode` takes that shortcut, as tiktoken
         does)."""
         start = tuple(self.byte_ids[b] for b in clean_text(chunk)[0].encode("utf-8"))

@@ -1,6 +1,6 @@
 """The obvious BPE trainer: recount every pair at every merge. Slow, small, easy to check.
 
-The rules here define what the fast trainer (bpe_fast.py) must reproduce exactly:
+The rules here define what the fast trainer (bpe/fast.py) must reproduce exactly:
 - pairs are counted at every adjacent position, overlapping ones included ("aaa" has 2 x (a, a));
 - the chosen pair has the highest count; among equal counts, by the tie rule (`ties`):
   "smallest": the smallest pair (a, b) by id, as Hugging Face tokenizers and rustbpe break ties;

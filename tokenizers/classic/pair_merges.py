@@ -157,7 +157,7 @@ class _LazyHeap:
 def learn(words: Sequence[tuple[Sequence[int], int]], table: SymbolTable, new_tokens: int, rule: str,
           progress: Callable[[int, int], None] | None = None, top: int = TOP) -> list[Step]:
     """Same steps as learn_reference, fast: pair and symbol counts kept up to date, an index from each
-    pair to the words that hold it, and lazy heaps of the best pairs (as bpe_fast does). Under
+    pair to the words that hold it, and lazy heaps of the best pairs (as bpe/fast.py does). Under
     "wordpiece" a merge of (a, b) lowers count(a) and count(b), which *raises* the score of every
     pair holding a or b, so those are pushed again too. The walk over a word is
     `bpe.reference.merge` written inline with the count updates beside each occurrence (one pass in

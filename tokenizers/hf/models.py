@@ -8,7 +8,7 @@ file do; Qwen's vocabulary with its NFC normalizer), or one of the models below,
 model is not that: a BPE over characters (SentencePiece-style, Metaspace ▁ and byte fallback: Llama
 2, Mistral v1), a BPE whose merge ranks are not in id order, and WordPiece (BERT). The models:
 
-- `CharBPE`: the BPE rule (bpe_rule.bpe_merge: the pair with the lowest merge rank first, leftmost
+- `CharBPE`: the BPE rule (bpe.rule.bpe_merge: the pair with the lowest merge rank first, leftmost
   first) over a chunk's characters, or its bytes (`byte_level`); a character missing from the
   vocabulary becomes its UTF-8 bytes as <0xNN> pieces (`byte_fallback`), else the unknown token;
   `continuing_subword_prefix` / `end_of_word_suffix` spell the pieces inside / at the end of a chunk;

@@ -21,7 +21,7 @@ lowercased character is at most 2; BERT's clean-up makes an ideograph 3 (" 中 "
 256 characters of slack let a short run of them through: 18 U+FDFA on their own), and a Sequence of
 steps, which could compound, is held to the same bound on its whole result. The spellings follow Hugging Face's tokenizer.json
 ("NFC", "NFKC", "Lowercase", "BertNormalizer", "Replace", "Prepend", "Strip", "StripAccents",
-"Sequence"); hf_json.py builds them from a file.
+"Sequence"); hf/tokenizer_json.py builds them from a file.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class Normalizer:
         return self.kind
 
     def spec(self) -> dict:
-        """This normalizer as tokenizer.json writes it (hf_json.read_normalizer reads it back)."""
+        """This normalizer as tokenizer.json writes it (hf.tokenizer_json.read_normalizer reads it back)."""
         return {"type": self.kind}
 
 

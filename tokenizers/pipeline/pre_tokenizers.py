@@ -213,7 +213,7 @@ class PreTokenizer:
         return self.kind
 
     def spec(self) -> dict:
-        """This pre-tokenizer as tokenizer.json writes it (hf_json.read_pre_tokenizer reads it back)."""
+        """This pre-tokenizer as tokenizer.json writes it (hf.tokenizer_json.read_pre_tokenizer reads it back)."""
         return {"type": self.kind}
 
 

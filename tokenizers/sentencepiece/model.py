@@ -356,7 +356,7 @@ class SentencePieceTokenizer(Tokenizer):
 
     def merge_parents(self, token_id: int) -> tuple[int, int] | None:
         """For a BPE model: the last merge SentencePiece's own rule makes when it encodes the piece
-        alone. That rule is the BPE rule (bpe_rule.bpe_merge) with the score of the joined piece as
+        alone. That rule is the BPE rule (bpe.rule.bpe_merge) with the score of the joined piece as
         the priority, highest first. None for unigram, char and word models, whose pieces are not
         made by merges, and for user-defined pieces, which are added whole."""
         self.check_ids([token_id])

@@ -5,7 +5,7 @@ merge loop of training, encoding with a trained model, and encoding with a Sente
 It is compiled once at set-up (`python -m tokenizers.bpe.native.build`, run by setup.sh) with the
 machine's C compiler into the project cache, and loaded here with ctypes; a server started without
 set-up compiles it at first use, once per process (`lib.load`; not with TOKEN_LENS_PROVISION=0). Everything it does has a
-pure-Python twin in this package (`patterns.split_text`, `bpe_fast.train_fast`, `BPETokenizer`'s
+pure-Python twin in this package (`patterns.split_text`, `fast.train_fast`, `BPETokenizer`'s
 chunk cache), which runs when the library is missing (no compiler, or TOKEN_LENS_NATIVE=0), and
 which the tests hold equal to it.
 

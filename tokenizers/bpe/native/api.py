@@ -120,7 +120,7 @@ class Chunks(_Handle):
 def train(chunks: Chunks, num_merges: int,
           progress: Callable[[int, int], None] | None = None, *,
           ties: str = "smallest") -> list[tuple[tuple[int, int], int, int]]:
-    """The merges, as bpe_fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)].
+    """The merges, as bpe.fast.train_fast returns them: [((a, b), count_when_merged, tokens_saved)].
     `ties` as there; the chunks must be in the order first met in the text (from_text and
     from_counts over patterns.chunk_counts keep it)."""
     from tokenizers.bpe.reference import check_ties

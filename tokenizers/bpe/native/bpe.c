@@ -1,8 +1,8 @@
 /* Token Lens native core: chunk counting, the BPE merge loop of training, and encoding.
 
    Each function here has a pure-Python twin that the tests hold it equal to:
-     tl_chunks_*  <->  tokenizers.patterns.chunk_counts   (distinct chunks and their counts)
-     tl_train     <->  tokenizers.bpe_fast.train_fast      (same merges, same tie and overlap rules)
+     tl_chunks_*  <->  tokenizers.core.patterns.chunk_counts   (distinct chunks and their counts)
+     tl_train     <->  tokenizers.bpe.fast.train_fast      (same merges, same tie and overlap rules)
      tl_encode    <->  BPETokenizer.encode_ordinary        (same ids)
      tl_sp_encode <->  the sentencepiece package's encode  (same ids, for the models it accepts)
    Read the Python first: this file is the same algorithm with arrays and hash tables in place of

@@ -121,7 +121,7 @@ _lib: ctypes.CDLL | None = None
 _tried = False
 _load_lock = threading.Lock()
 status = "not loaded yet"  # what happened, said once in the log: "loaded …", "built …", "pure-Python: …"
-log = logging.getLogger("tokenizers.native")
+log = logging.getLogger("tokenizers.bpe.native")
 
 
 def load() -> ctypes.CDLL | None:

@@ -1,4 +1,4 @@
-/* Token Lens native core: every function the C files export, declared once. tokenizers/native/lib.py
+/* Token Lens native core: every function the C files export, declared once. tokenizers/bpe/native/lib.py
    tells ctypes the same signatures; keep the two in step (the build uses -Werror=missing-prototypes,
    so an exported function missing here does not compile). */
 #ifndef TL_NATIVE_H
@@ -29,7 +29,7 @@ size_t tl_chunk_end(int mode, const uint8_t *s, size_t n, size_t pos);
    cap, in which case only cap were written), or -1 for an unknown mode. */
 int64_t tl_split(int mode, const uint8_t *s, int64_t n, int64_t *ends, int64_t cap);
 
-/* ---- bpe.c: chunk counting (the twin of tokenizers.patterns.chunk_counts) ---------------------- */
+/* ---- bpe.c: chunk counting (the twin of tokenizers.core.patterns.chunk_counts) ---------------------- */
 
 typedef struct tl_strtab tl_chunks;   /* distinct byte strings, each with a count */
 
@@ -45,7 +45,7 @@ int64_t tl_chunks_tokens(const tl_chunks *c);
 /* chunk k: its length; with buf != NULL its bytes are copied there and its count to *count */
 int64_t tl_chunks_get(const tl_chunks *c, int64_t k, uint8_t *buf, int64_t *count);
 
-/* ---- bpe.c: training (the twin of tokenizers.bpe_fast.train_fast) ----------------------------- */
+/* ---- bpe.c: training (the twin of tokenizers.bpe.fast.train_fast) ----------------------------- */
 
 typedef int (*tl_progress_fn)(int64_t done, int64_t total);
 
