@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from app_pages.kit import nested_fragments
 from app_pages.kit.shared import clean_all_state_texts, notice_area
 from service import machine, visits
 from ui.a11y import PAGE_CSS
@@ -26,6 +27,7 @@ with st.sidebar:
                "Every vocabulary is read from local files, provisioned at set-up (or by the server at first use).")
     st.caption(machine.one_line(machine.look()))  # what set-up's last block says, in one line
 
+nested_fragments.install()  # once per process: a busy server must not blank a page with a nested fragment
 visits.watch()  # once a visit is over (its tab closed a minute ago), what it held is released
 clean_all_state_texts()  # before any widget: no text in state may hold a lone surrogate
 notice_area()  # downloads on first use and missing vocabularies are said here, above the page

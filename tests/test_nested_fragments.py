@@ -80,3 +80,69 @@ def test_with_nested_finds_every_depth_once():
     assert with_nested(["c", "x"], parents) == ["c", "x", "d", "y"]
     assert with_nested(["loop1"], parents) == ["loop1", "loop2"]
     assert with_nested(["a", "a"], {}) == ["a"]
+
+
+def test_the_patch_is_for_the_streamlit_requirements_pins():
+    from conftest import ROOT
+
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().split() if "==" in line)
+    assert nested_fragments.STREAMLIT == pins["streamlit"]
+
+
+def test_through_a_real_app_session():
+    """The names the patch reads, on a real AppSession of the pinned Streamlit: its fragment storage
+    records parents where the patch looks, and its queue is cleared with the nested fragments."""
+    import asyncio
+
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.script_data import ScriptData
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    assert nested_fragments.install()
+
+    async def run():
+        session = AppSession(ScriptData("app.py", is_hello=False), MemoryUploadedFileManager("/upload"), ScriptCache(),
+                             None, {"email": "test@example.com"})
+        try:
+            mock = session_with_queue()
+            for fid in ("page", "counts", "inner", "other"):  # Compare's shape, in the session's own storage
+                session._fragment_storage.register(fid, lambda: None,
+                                                   parent_fragment_id={"counts": "page", "inner": "counts"}.get(fid))
+            assert dict(session._fragment_storage._parent_by_id) == {"page": None, "counts": "page",
+                                                                      "inner": "counts", "other": None}
+            for m in mock._browser_queue._queue:
+                session._browser_queue.enqueue(m)
+            session._clear_queue(["page"])
+            return left(session)
+        finally:
+            session.shutdown()
+
+    assert asyncio.run(run()) == [([0, 5], "other")]
+
+
+def test_another_streamlit_is_left_as_it_is(monkeypatch, caplog):
+    from streamlit.runtime.app_session import AppSession
+
+    nested_fragments.install()
+    monkeypatch.setattr(AppSession, "_clear_queue", AppSession._clear_queue.original)
+    with caplog.at_level("WARNING", logger="token_lens.nested_fragments"):
+        assert not nested_fragments.install(version="1.68.0")
+    assert not getattr(AppSession._clear_queue, "nested_too", False)
+    assert "1.68.0 is not 1.67.0" in caplog.text and "not installed" in caplog.text
+
+
+def test_app_py_installs_it_and_importing_a_page_does_not():
+    """The patch is put in place by the entry point, not as a side effect of importing a page's kit."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    probe = ("import sys; from streamlit.runtime.app_session import AppSession as A; import app_pages.kit.widgets; "
+             "before = getattr(A._clear_queue, 'nested_too', False); "
+             "from streamlit.testing.v1 import AppTest; at = AppTest.from_file('app.py', default_timeout=120); at.run(); "
+             "assert not at.exception, at.exception; print(before, getattr(A._clear_queue, 'nested_too', False))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["False", "True"]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.kit import nested_fragments
 from ui.spans import CSS, segments
 
 WEB = Path(__file__).resolve().parent.parent.parent / "ui" / "web"
@@ -141,7 +140,6 @@ def take_text(key: str, sent, via: str) -> bool:
 
 
 _text_sink = st.components.v2.component("token_lens.text_sink", js=_asset("text_sink.js"))
-nested_fragments.install()  # a sink's fragment sits in its page's: a busy server must not blank the page
 
 
 def text_sink(key: str, light: bool) -> None:
