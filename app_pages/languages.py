@@ -230,7 +230,7 @@ with tabs[2]:
             "Upload **one UTF-8 text file per language**, each named by its language code (`eng.txt`, `fra.txt`, "
             "`pt-BR.txt`), whose lines are parallel sentences; **or one TSV/CSV table** whose header row holds the "
             f"language codes and whose rows are parallel sentences. Up to {MAX_LANGUAGES} languages "
-            f"({uploads.size_words()} per file) and "
+            f"({uploads.upload_size_words()} per file) and "
             f"{MAX_TOTAL_CHARS:,} characters in all (longer texts are cut at a line break, and the page says so). "
             "The *Parallel text* tab offers its own corpus as a TSV to try.")
         files = st.file_uploader("Parallel corpus", type=["txt", "tsv", "csv"], accept_multiple_files=True,

@@ -1,5 +1,5 @@
 """Uploaded text files, the one reader for every page that takes one (the labs' training text
-through app_pages/kit/training_text.py, the Languages page's parallel corpus): one `Limits`, size and
+through app_pages/kit/training_text.py, the Languages page's parallel corpus): one `UploadLimits`, size and
 binary checks, decoding with invalid bytes counted. No Streamlit calls. (Tokenizer files have their
 own reader and limits: tokenizers.user_files.)"""
 
@@ -16,20 +16,20 @@ TEXT_SUFFIXES = (".txt", ".md", ".py", ".json", ".csv", ".tsv", ".yaml", ".yml",
 
 
 @dataclass(frozen=True)
-class Limits:
+class UploadLimits:
     """What an uploaded text may cost."""
 
     max_bytes: int      # one file
     max_files: int      # files read from one upload (a parallel corpus: one file per language)
 
 
-LIMITS = Limits(max_bytes=5 * 1024 * 1024, max_files=MAX_LANGUAGES)  # the one place these bounds are written
+LIMITS = UploadLimits(max_bytes=5 * 1024 * 1024, max_files=MAX_LANGUAGES)  # the one place these bounds are written
 
 class UploadError(ValueError):
     pass
 
 
-def size_words() -> str:
+def upload_size_words() -> str:
     """LIMITS.max_bytes in words, for a page to say before a visitor picks a file."""
     n = LIMITS.max_bytes
     return f"up to {n / 1e6:.0f} MB" if n >= 1e6 else f"up to {n / 1e3:.0f} KB"
@@ -38,7 +38,7 @@ def size_words() -> str:
 def decode_upload(name: str, data: bytes) -> tuple[str, int]:
     """(text, replaced) from an uploaded file, or UploadError saying what is wrong and what to do."""
     if len(data) > LIMITS.max_bytes:
-        raise UploadError(f"{name} is {len(data) / 1e6:.1f} MB; text files {size_words()} are read. "
+        raise UploadError(f"{name} is {len(data) / 1e6:.1f} MB; text files {upload_size_words()} are read. "
                           "Upload a part of it.")
     if not data:
         raise UploadError(f"{name} is empty.")

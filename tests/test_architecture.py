@@ -295,3 +295,34 @@ def test_nothing_here_imports_an_old_name():
 
 def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+# Names two modules define on purpose, each with its reason.
+SAME_NAME_ON_PURPOSE = {"Sequence": "Hugging Face's own names: normalizers.Sequence and pre_tokenizers.Sequence, "
+                                    "the `type` tokenizer.json gives each"}
+
+
+def test_one_class_per_name_in_the_house():
+    """A class name means one thing across the library, service/, ui/ and the pages (two `Limits`, two
+    `Vocabulary` and two `ModelFormatError` were three puzzles for a reader)."""
+    where: dict[str, list[str]] = {}
+    for top in ("tokenizers", "service", "ui", "app_pages"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef):
+                    where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    twice = {name: files for name, files in where.items() if len(files) > 1}
+    assert set(twice) == set(SAME_NAME_ON_PURPOSE), twice
+    assert len(where) > 100
+
+
+def test_library_modules_import_no_private_name_of_another():
+    """A name with a leading underscore is its module's own: another module that needs it asks for a
+    public one (tokenizer.json's reader once imported four of pipeline/components.py's)."""
+    found = []
+    for path in sorted((ROOT / "tokenizers").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tokenizers"):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, "\n".join(found)

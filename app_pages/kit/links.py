@@ -191,7 +191,7 @@ class Text:
 
 
 @dataclass(frozen=True)
-class Digits:
+class DigitText:
     """ASCII digits only (str.isdigit() is true for "²", which int() refuses), at most `max_len`."""
     max_len: int = 40
 
@@ -292,7 +292,7 @@ def _inside() -> Link:
     return Link((
         Setting("tokenizer", f"{k}tok", Names(single=True)),
         Setting("text", f"{k}text", Text()),
-        Setting("id", f"{k}id", Digits(40), also={f"{k}by_id": True}, write="page"),
+        Setting("id", f"{k}id", DigitText(40), also={f"{k}by_id": True}, write="page"),
         Setting("token", lambda s: f"{k}pick_{s.get(f'{k}tok', 'cl100k_base')}", Int(),
                 also={f"{k}by_id": False}, write="page"),
     ), read_when="changed", needs="tokenizer")

@@ -29,7 +29,7 @@ def training_text(k: str, *, default_text: str, first: str = "Built-in corpus", 
         if lone:
             st.warning(f"{lone:,} lone surrogate code point(s) were replaced by U+FFFD �.")
     elif source == "Upload a file":
-        up = st.file_uploader(f"A text file ({uploads.size_words()})",
+        up = st.file_uploader(f"A text file ({uploads.upload_size_words()})",
                               type=[s[1:] for s in uploads.TEXT_SUFFIXES], key=f"{k}upload")
         if up is not None:
             try:

@@ -41,7 +41,7 @@ from tokenizers.core.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True, eq=False)
-class Vocabulary:
+class ByteVocabulary:
     """One tokenizer's vocabulary normalised to bytes (see the module docstring)."""
     name: str
     title: str
@@ -88,7 +88,7 @@ class Vocabulary:
         return h.hexdigest()[:32]
 
 
-def vocabulary(tok: Tokenizer | str) -> Vocabulary:
+def vocabulary(tok: Tokenizer | str) -> ByteVocabulary:
     """Read a tokenizer's (or registry name's) vocabulary: every id in use (`iter_vocab`, which gives
     each id with its decode_single_token_bytes; tests/test_vocab_diff.py holds the two equal)."""
     if isinstance(tok, str):
@@ -111,7 +111,7 @@ def vocabulary(tok: Tokenizer | str) -> Vocabulary:
             ids[b] = i
         order.append(i)
     kinds = {b: token_kind(b) for b in ids}
-    return Vocabulary(tok.name, tok.title or tok.name, ids, order, tuple(apart), duplicates, kinds)
+    return ByteVocabulary(tok.name, tok.title or tok.name, ids, order, tuple(apart), duplicates, kinds)
 
 
 class RankShift(NamedTuple):
@@ -126,8 +126,8 @@ class RankShift(NamedTuple):
 @dataclass(frozen=True, eq=False)
 class VocabDiff:
     """What two vocabularies share and what each has alone (module docstring: the rules)."""
-    a: Vocabulary
-    b: Vocabulary
+    a: ByteVocabulary
+    b: ByteVocabulary
     shared: tuple[bytes, ...]   # in B's rank order
     only_a: tuple[bytes, ...]   # in A's rank order: what B dropped
     only_b: tuple[bytes, ...]   # in B's rank order: what B added
@@ -188,11 +188,11 @@ class VocabDiff:
         return [RankShift(t, a, b, b - a) for t, a, b in top]
 
 
-def vocab_diff(a: Tokenizer | str | Vocabulary, b: Tokenizer | str | Vocabulary) -> VocabDiff:
+def vocab_diff(a: Tokenizer | str | ByteVocabulary, b: Tokenizer | str | ByteVocabulary) -> VocabDiff:
     """Compare two tokenizers (objects, registry names, or `vocabulary(...)` results) by the bytes their
     ordinary tokens spell: B against A, so `only_b` is what B added and `only_a` what it dropped."""
-    va = a if isinstance(a, Vocabulary) else vocabulary(a)
-    vb = b if isinstance(b, Vocabulary) else vocabulary(b)
+    va = a if isinstance(a, ByteVocabulary) else vocabulary(a)
+    vb = b if isinstance(b, ByteVocabulary) else vocabulary(b)
     ra, rb = va.ids, vb.ids  # each in its rank order (built in id order): no sorting needed
     shared = tuple(t for t in rb if t in ra)
     only_a = tuple(t for t in ra if t not in rb)
@@ -200,4 +200,4 @@ def vocab_diff(a: Tokenizer | str | Vocabulary, b: Tokenizer | str | Vocabulary)
     return VocabDiff(va, vb, shared, only_a, only_b)
 
 
-__all__ = ["KINDS", "RankShift", "VocabDiff", "Vocabulary", "token_kind", "vocab_diff", "vocabulary"]
+__all__ = ["ByteVocabulary", "KINDS", "RankShift", "VocabDiff", "token_kind", "vocab_diff", "vocabulary"]

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tokenizers.bpe.merges import Merges
 from tokenizers.core.text import printable_bytes
+from tokenizers.core.tokenizer import ModelFormatError
 
 MAGIC = "minbpe v1"
 MAX_MERGES = 1_000_000       # merges a .model file may hold (GPT-4's vocabulary has 100,000)
@@ -34,10 +35,6 @@ MAX_ID_GAP = 1_000_000       # how far past the last merge a special token's id 
 # "257 97", …) makes tokens as long as the chain and memory quadratic in the file (100,000 such lines,
 # a 1 MB file, would spell 5 GB). Real vocabularies hold far less: o200k_base's 200,000 tokens 1.4 MB
 MAX_VOCAB_BYTES = 40_000_000  # the Lab's worst case, a chain of 8,192 merges, spells 33.6 MB
-
-
-class ModelFormatError(ValueError):
-    pass
 
 
 def save(tok, prefix: str | Path) -> tuple[Path, Path]:

@@ -66,7 +66,7 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in [
 ]}
 
 
-class Progress:
+class ProgressAdapter:
     """Adapters from each trainer's progress to `report(fraction, detail)`."""
 
     def __init__(self, report: Callable[[float, str], None] | None):
@@ -92,7 +92,7 @@ def train(name: str, text: str, vocab_size: int, *, progress: Callable[[float, s
         raise ValueError(f"No algorithm named {name!r}; choose from {', '.join(NAMES)}.")
     text, _ = clean_text(text)
     title = ALGORITHMS[name].title
-    report = Progress(progress)
+    report = ProgressAdapter(progress)
     if name == "char":
         from tokenizers.classic.char_level import CharTokenizer
 
@@ -117,7 +117,7 @@ def train(name: str, text: str, vocab_size: int, *, progress: Callable[[float, s
 SP_MAX_LINE = 4192  # bytes: SentencePiece's trainer skips longer lines (max_sentence_length)
 
 
-def _train_unigram(text: str, vocab_size: int, report: Progress, timeout: float) -> Tokenizer:
+def _train_unigram(text: str, vocab_size: int, report: ProgressAdapter, timeout: float) -> Tokenizer:
     """SentencePiece's unigram model, with its defaults except two choices that make it comparable to the
     others: every character of the corpus gets a piece when the vocab size allows it (as the other models
     keep their whole alphabet), and long lines are cut to fit the trainer instead of being skipped."""

@@ -53,6 +53,11 @@ class SpecialTokenError(ValueError):
         self.found = found
 
 
+class ModelFormatError(ValueError):
+    """A model file that is not in its format: minbpe's .model (bpe/files.py), SentencePiece's .model
+    (sentencepiece/model.py). The message names the line or the bound."""
+
+
 class VocabularyMissingError(RuntimeError):
     """A vocabulary or model file is not provisioned (or fails its checksum)."""
 

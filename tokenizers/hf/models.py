@@ -591,7 +591,7 @@ class PipelineTokenizer(Tokenizer):
         from pathlib import Path
 
         from tokenizers.bpe.model import BPETokenizer
-        from tokenizers.pipeline.components import LIMITS, _added, read_normalizer, read_pre_tokenizer
+        from tokenizers.pipeline.components import LIMITS, read_added_tokens, read_normalizer, read_pre_tokenizer
 
         path = Path(model_file)
         meta_file = path.with_suffix(".json")
@@ -599,5 +599,5 @@ class PipelineTokenizer(Tokenizer):
         return cls(name=name, model=BPETokenizer.load(path, name=name),
                    normalizer=read_normalizer(meta["normalizer"]) if meta.get("normalizer") else None,
                    pre_tokenizer=read_pre_tokenizer(meta["pre_tokenizer"]) if meta.get("pre_tokenizer") else None,
-                   added_tokens=_added(meta.get("added_tokens") or [], LIMITS))
+                   added_tokens=read_added_tokens(meta.get("added_tokens") or [], LIMITS))
 

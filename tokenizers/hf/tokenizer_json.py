@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 
 from tokenizers.pipeline.components import (LIMITS, SUPPORTED, Limits, TokenizerFileError, UnsupportedComponent,
-                            _added, _as_pattern, _is_byte_level, _steps, byte_chars, read_normalizer,
-                            read_pre_tokenizer)
+                                            byte_chars, is_byte_level, pre_tokenizer_steps, read_added_tokens,
+                                            read_normalizer, read_pre_tokenizer, single_split_pattern)
 from tokenizers.bpe.merges import Merges
 from tokenizers.pipeline import normalizers as nz
 from tokenizers.pipeline import pre_tokenizers as pt
@@ -133,13 +133,13 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
         raise UnsupportedComponent("model", str(mtype))
     normalizer = read_normalizer(data.get("normalizer"), limits)
     pre = read_pre_tokenizer(data.get("pre_tokenizer"), limits)
-    added = _added(data.get("added_tokens") or [], limits)
+    added = read_added_tokens(data.get("added_tokens") or [], limits)
     _check_added(added, limits)
     vocab = _vocab(model, limits)
     title = title or name
     from tokenizers.hf.models import CharBPE, PipelineTokenizer, WordPieceVocab
 
-    metaspace = next((s.replacement for s in _steps(pre) if isinstance(s, pt.Metaspace)), None)
+    metaspace = next((s.replacement for s in pre_tokenizer_steps(pre) if isinstance(s, pt.Metaspace)), None)
     if metaspace is None and isinstance(normalizer, (nz.Replace, nz.Sequence)):
         reps = [n for n in ([normalizer] if isinstance(normalizer, nz.Replace) else normalizer.normalizers)
                 if isinstance(n, nz.Replace)]
@@ -153,7 +153,7 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
     if model.get("dropout") not in (None, 0, 0.0):
         raise UnsupportedComponent("model", "BPE with dropout (random merges at encoding time)")
     merges = _merges(model, vocab, limits)
-    byte_level = _is_byte_level(pre)
+    byte_level = is_byte_level(pre)
     options = dict(unk_token=model.get("unk_token"), byte_fallback=bool(model.get("byte_fallback", False)),
                    continuing_subword_prefix=model.get("continuing_subword_prefix") or "",
                    end_of_word_suffix=model.get("end_of_word_suffix") or "",
@@ -177,7 +177,7 @@ def read_tokenizer_json(data, *, name: str, title: str = "", limits: Limits = LI
         if simple:
             from tokenizers.bpe.model import BPETokenizer
 
-            one_regex, pattern = _as_pattern(pre)
+            one_regex, pattern = single_split_pattern(pre)
             specials = {t.content: t.id for t in added if t.special}
             tok = BPETokenizer.from_model(
                 vocab=byte_vocab, merges=Merges({(a, b): new for a, b, new in merges}), pattern=pattern,

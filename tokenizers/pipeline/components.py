@@ -209,14 +209,15 @@ def read_pre_tokenizer(spec, limits: Limits = LIMITS):
     raise UnsupportedComponent("pre_tokenizer", t)
 
 
-def _steps(p) -> list:
+def pre_tokenizer_steps(p) -> list:
+    """A pre-tokenizer's steps in order: a Sequence's own, a single one alone, none for None."""
     return list(p.steps) if isinstance(p, pt.Sequence) else ([p] if p is not None else [])
 
 
-def _as_pattern(pre) -> tuple[bool, str | None]:
+def single_split_pattern(pre) -> tuple[bool, str | None]:
     """(True, pattern) when the byte-level pre-tokenizer is one regex split (or none): then the model's
     `pattern` does the job and the C core can cut the text too."""
-    steps = _steps(pre)
+    steps = pre_tokenizer_steps(pre)
     bl = [s for s in steps if isinstance(s, pt.ByteLevel)]
     rest = [s for s in steps if not isinstance(s, pt.ByteLevel)]
     if len(bl) != 1 or bl[0].add_prefix_space or steps[-1] is not bl[0]:
@@ -230,14 +231,16 @@ def _as_pattern(pre) -> tuple[bool, str | None]:
     return False, None
 
 
-def _is_byte_level(pre) -> bool:
+def is_byte_level(pre) -> bool:
+    """Whether a ByteLevel step is among the pre-tokenizer's, at any depth."""
     def walk(p):
-        return any(isinstance(s, pt.ByteLevel) for s in _steps(p))
+        return any(isinstance(s, pt.ByteLevel) for s in pre_tokenizer_steps(p))
 
     return walk(pre)
 
 
-def _added(spec, limits: Limits) -> list[AddedToken]:
+def read_added_tokens(spec, limits: Limits) -> list[AddedToken]:
+    """tokenizer.json's `added_tokens` list -> AddedToken each, within `limits`, or TokenizerFileError."""
     out = []
     if not isinstance(spec, list):
         raise TokenizerFileError("added_tokens: not a list")

@@ -7,7 +7,7 @@ from collections import Counter
 from functools import cached_property
 from typing import AbstractSet
 
-from tokenizers.core.tokenizer import Capabilities, Tokenizer
+from tokenizers.core.tokenizer import Capabilities, ModelFormatError, Tokenizer
 from tokenizers.bpe.rule import bpe_merge
 from tokenizers.core.text import clean_text
 
@@ -15,10 +15,6 @@ _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}  # TrainerSpec.ModelType
 PIECE_TYPES = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused", 6: "byte"}
-
-
-class ModelFormatError(ValueError):
-    """Bytes that are not a SentencePiece model."""
 
 
 class SentencePieceTokenizer(Tokenizer):
