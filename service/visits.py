@@ -1,6 +1,8 @@
 """The end of a visit: what a visitor left on the server is released once they are gone (issue 24, 3a).
 app.py calls `watch()` on every run; the rest happens in one background thread per server process.
-No Streamlit calls (only its runtime's public API).
+No Streamlit calls: its runtime's public API, and one helper of its web server
+(`decode_xsrf_token_string`, to tell two tabs of one browser from two visitors; a change there falls back
+to one visit per session).
 
 Why the app has to do this (Streamlit 1.67, .venv/lib/python3.11/site-packages/streamlit/runtime/):
 
