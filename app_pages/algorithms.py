@@ -5,12 +5,12 @@ import streamlit as st
 
 from app_pages.kit import links
 from app_pages.kit.links import KEEP
+from app_pages.kit.settings import ALGORITHMS_VOCAB, KEYS
 from app_pages.kit.long_work import run_with_stop, was_stopped
 from app_pages.kit.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.kit.training_text import training_text
 from app_pages.kit.widgets import live_text
-from tokenizers import lab_jobs
-from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, usage
+from tokenizers.classic.algorithms import ALGORITHMS, NAMES, curve_sizes, held_out_split, model_name, train_algorithms, usage
 from tokenizers.jobs import JobError
 from tokenizers.core.text import clean_text
 from service import limits
@@ -20,8 +20,8 @@ from ui.formatting import escape_markdown, md_code, plural
 from ui.spans import WORD_LEGEND, render_header, render_spans
 from ui.tables import candidate_rows, step_rows, token_label, vocab_rows
 
-K = "alg_"
-MAX_VOCAB = 8192
+K = KEYS["algorithms"]
+MAX_VOCAB = ALGORITHMS_VOCAB.hi
 # every algorithm trains on at most this much. Classic BPE and WordPiece are pure Python: on 250 KB at
 # vocab 8,192 they take 0.6 s and 1.7 s of CPU; all five with their curves took 16 s on a busy 2-core machine
 MAX_TRAIN_CHARS = 500_000
@@ -29,7 +29,7 @@ TRAIN_TIMEOUT = 120.0        # seconds for all five and their curves, in a child
 MAX_DRAWN = 2_000            # tokens drawn per algorithm in the segmentation
 STEP_TEXT_CHARS = 1_500      # characters of training text drawn in the step view
 MIN_HELD_OUT_TEXT = 2_000    # shorter texts are trained on whole, with nothing held out
-DEFAULT_VOCAB = 1000
+DEFAULT_VOCAB = ALGORITHMS_VOCAB.default
 DEFAULT_TEXT = ("The lowest, newest and widest words: tokenization isn't magic. "
                 "Unseen words like 안녕하세요 or 👋 show what each one does with what it never saw.")
 SCORE_COLUMNS = {"WordPiece score": st.column_config.NumberColumn(format="%.3g",
@@ -57,9 +57,9 @@ links.read("algorithms")  # a link (or a reload) opens the same form and text: a
 # -- corpus ----------------------------------------------------------------------------------------
 corpus = training_text(K, default_text=DEFAULT_CORPUS, height=140)
 
-vocab_size = st.number_input(f"Target vocabulary size (2–{MAX_VOCAB:,}), the same for all five", 2, MAX_VOCAB,
+vocab_size = st.number_input(f"Target vocabulary size ({ALGORITHMS_VOCAB.words()}), the same for all five", ALGORITHMS_VOCAB.lo, MAX_VOCAB,
                              DEFAULT_VOCAB, step=50, key=f"{K}vocab", persist_state=KEEP)
-vocab_size = limits.clamp_int(vocab_size, 2, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
+vocab_size = limits.clamp_int(vocab_size, ALGORITHMS_VOCAB.lo, MAX_VOCAB, DEFAULT_VOCAB)  # NaN or a crafted value: never past the bounds
 links.write("algorithms")  # before training: the segmentation's text and toggle are in session state already
 if len(corpus) > MAX_TRAIN_CHARS:
     st.info(f"The text has {len(corpus):,} characters; the page trains on the first {MAX_TRAIN_CHARS:,} so that "
@@ -81,7 +81,7 @@ if st.button("Train all five", type="primary", key=f"{K}train"):
         return fraction, detail
 
     try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
-        done = run_with_stop(lab_jobs.train_algorithms, train_text, held_for_curve, int(vocab_size),
+        done = run_with_stop(train_algorithms, train_text, held_for_curve, int(vocab_size),
                              key=f"{K}stop", timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training")
     except JobError as e:
         st.error(escape_markdown(str(e)))
@@ -90,7 +90,7 @@ if st.button("Train all five", type="primary", key=f"{K}train"):
         models = done["models"]
         own = user_tokenizers()
         for name in NAMES:
-            own.pop(f"alg_{name}", None)
+            own.pop(model_name(name), None)
         for name, tok in models.items():
             tok.title = f"{title(name)} (Algorithms)"
             own[tok.name] = tok

@@ -4,11 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.kit import links
-from app_pages.kit.links import KEEP, LAB_SPLITS, LAB_TIES
+from app_pages.kit.links import KEEP
+from app_pages.kit.settings import KEYS, LAB_SPLITS, LAB_TIES, LAB_VOCAB
 from app_pages.kit.long_work import run_with_stop, was_stopped
 from app_pages.kit.shared import spans_downloads, user_tokenizers
 from app_pages.kit.training_text import training_text
-from tokenizers import PatternError, TrainingError, lab_jobs
+from tokenizers import PatternError, TrainingError
+from tokenizers.bpe.model import bpe_is_small, train_bpe
 from tokenizers.bpe import files as bpe_files
 from tokenizers.jobs import JobError
 from tokenizers.user_files import UserFileError, load_user_file
@@ -21,8 +23,8 @@ from ui.formatting import duration, escape_markdown, md_code, md_inline_code, re
 from ui.spans import render_spans
 from ui.tables import merge_rows, pair_rows
 
-K = "lab_"
-MAX_VOCAB = 8192
+K = KEYS["bpe_lab"]
+MAX_VOCAB = LAB_VOCAB.hi
 ENGINES = {"native": "C core", "python": "pure Python: no C core built on this machine",
            "reference": "reference trainer"}
 MAX_TRAIN_CHARS = 2_000_000       # bounds training to about a second with the C core (~15 s without)
@@ -63,9 +65,9 @@ corpus = training_text(K, default_text=DEFAULT_TEXT, first="Paste")
 
 # -- options ---------------------------------------------------------------------------------------
 c1, c2, c3 = st.columns(3)
-vocab_size = c1.number_input(f"Vocabulary size (256–{MAX_VOCAB:,})", 256, MAX_VOCAB, 276, step=16, key=f"{K}vocab",
+vocab_size = c1.number_input(f"Vocabulary size ({LAB_VOCAB.words()})", LAB_VOCAB.lo, MAX_VOCAB, LAB_VOCAB.default, step=16, key=f"{K}vocab",
                              persist_state=KEEP)
-vocab_size = limits.clamp_int(vocab_size, 256, MAX_VOCAB, 276)  # NaN or a crafted value: never past the bounds
+vocab_size = limits.clamp_int(vocab_size, LAB_VOCAB.lo, MAX_VOCAB, LAB_VOCAB.default)  # NaN or a crafted value: never past the bounds
 split = c2.selectbox("Split pattern", list(SPLITS), key=f"{K}split", persist_state=KEEP,
                      help="Text is cut into chunks first; merges never cross a chunk boundary.")
 pattern, problem = SPLITS[split], ""
@@ -108,9 +110,9 @@ if clicked or st.session_state.pop(f"{K}autotrain", False):
         return done / max(1, total), f"{done:,} of {total:,} merges · {state.elapsed:.1f} s"
 
     try:  # in a child process: a Stop (or leaving the page) ends it at once, and other visitors never wait
-        tok, report = run_with_stop(lab_jobs.train_bpe, text, int(vocab_size), pattern, specials, key=f"{K}stop",
+        tok, report = run_with_stop(train_bpe, text, int(vocab_size), pattern, specials, key=f"{K}stop",
                                     timeout=TRAIN_TIMEOUT, describe=describe, stop_label="Stop training",
-                                    small=lab_jobs.bpe_is_small(text, int(vocab_size)),  # the classic example
+                                    small=bpe_is_small(text, int(vocab_size)),  # the classic example
                                     ties=ties)
         st.session_state[f"{K}model"] = tok
         st.session_state[f"{K}report"] = report

@@ -14,7 +14,9 @@ import streamlit as st
 
 from app_pages.kit import links
 from app_pages.kit.compare_upload import upload_panel
-from app_pages.kit.links import FONT_SIZES, KEEP, VIEWS
+from app_pages.kit import settings
+from app_pages.kit.links import KEEP
+from app_pages.kit.settings import FONT_SIZES, VIEWS
 from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, lazy_popover, md_title,
                                render_decoder, resolve, spans_downloads, title_of, tokenize_text, user_tokenizers, TOKENIZE_ERRORS)
 from app_pages.kit.widgets import (boundaries_view, bump, component_key, live_text, presentation_sidebar,
@@ -34,7 +36,7 @@ from ui.trees import render_tree
 
 PAGE_SIZE = 5000          # about this many tokens drawn per tokenizer and page
 URL_TEXT_LIMIT = links.TEXT_LIMIT
-K = "compare_"            # widget key prefix
+K = settings.KEYS["compare"]  # widget key prefix
 HEAD = f"{K}head_present"  # whether the head (the page run's) was drawn for presenting
 
 
@@ -170,7 +172,7 @@ def head() -> None:
 
 
 def input_mode(area) -> str:
-    return area.radio("Input", list(links.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
+    return area.radio("Input", list(settings.MODES), horizontal=True, key=f"{K}mode", persist_state=KEEP,
                       help="Chat: a conversation, rendered by each tokenizer's own chat format "
                            "(app_pages/kit/compare_chat.py).")
 
@@ -594,7 +596,7 @@ def counts_reference(results: dict) -> str:
     cl100k_base by default, the first one shown when the pick is not shown."""
     options = list(results)
     if st.session_state.get(f"{K}vs") not in options:
-        st.session_state[f"{K}vs"] = links.COUNTS_REFERENCE if links.COUNTS_REFERENCE in options else options[0]
+        st.session_state[f"{K}vs"] = settings.COUNTS_REFERENCE if settings.COUNTS_REFERENCE in options else options[0]
     # a width of its own, not the first of three columns: each column is a message on every rerun
     return st.selectbox("Ratios relative to", options, format_func=title_of, key=f"{K}vs", persist_state=KEEP,
                         width=320, help="The tokenizer whose count is 1.0 in the column *tokens vs reference*.")
@@ -693,7 +695,7 @@ def compare_view():
     if present != st.session_state.get(HEAD):
         st.rerun()  # presenting turned on or off: the head (page CSS, title, sidebar) is the page run's
     a = frame(present)
-    mode = input_mode(a.mode) if present else st.session_state.get(f"{K}mode", links.MODES[0])
+    mode = input_mode(a.mode) if present else st.session_state.get(f"{K}mode", settings.MODES[0])
     if mode == "Chat":
         from app_pages.kit.compare_chat import chat_mode
 

@@ -8,9 +8,9 @@ import streamlit as st
 
 from app_pages.kit import links
 from app_pages.kit.links import KEEP
+from app_pages.kit.settings import KEYS
 from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, first_usable, load_tokenizer,
-                               render_decoder, resolve, spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
-from tokenizers import REGISTRY
+                               render_decoder, resolve, result_of, spans_downloads, title_of, tokenize_text, TOKENIZE_ERRORS)
 from tokenizers import UnknownTokenIdError
 from tokenizers.analysis.characters import char_rows, counts, describe_cluster, graphemes
 from tokenizers.core.patterns import GPT2_PATTERN, GPT4_PATTERN, compile_pattern, split_text
@@ -24,7 +24,7 @@ from ui.trees import render_tree
 from ui.spans import render_chunks, render_parts, render_spans
 from ui.tables import CATEGORIES, search_vocab, vocab_entries
 
-K = "inside_"
+K = KEYS["inside"]
 DEFAULT_TOKENIZER = "cl100k_base"
 
 
@@ -219,13 +219,8 @@ with tabs[5]:
     q = v1.text_input("Search by id, text or hex bytes", key=f"{K}vq", placeholder="15339, ' hello', E2 96 81",
                       persist_state=KEEP)
     cat = v2.selectbox("Show", CATEGORIES, key=f"{K}vcat", persist_state=KEEP)
-    if name in REGISTRY:
-        vocab, longest = registry_vocab(name)
-    else:  # a visitor's own: read once per visit (a loaded model may hold a million tokens)
-        own = st.session_state.setdefault(f"{K}own_vocab", {})
-        if own.get(name, (None,))[0] is not tok:
-            own[name] = (tok, vocab_entries(tok))
-        vocab, longest = own[name][1]
+    # a visitor's own is read once per visit (a loaded model may hold a million tokens)
+    vocab, longest = result_of(name, tok, registry=registry_vocab, own=lambda: vocab_entries(tok), key=f"{K}own_vocab")
     rows = search_vocab(vocab, q, cat)
     st.caption(f"{len(rows):,} token(s) shown (at most 200) of {len(vocab):,}.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"{K}vrows")

@@ -12,6 +12,7 @@ import streamlit as st
 
 from app_pages.kit import links
 from app_pages.kit.links import KEEP
+from app_pages.kit.settings import KEYS
 from app_pages.kit.shared import TOKENIZE_ERRORS, all_tokenizer_names, resolve, title_of
 from tokenizers import REGISTRY, Tokenizer, default_tokenizers
 from tokenizers.analysis.languages import MAX_LANGUAGES, MAX_TOTAL_CHARS, flat, premium_frame
@@ -24,7 +25,7 @@ from ui.figures import color_of, grouped_bars, metric_panels, table_heatmap
 from ui.formatting import escape_markdown
 from service import uploads
 
-K = "languages_"
+K = KEYS["languages"]
 METRICS = {"Token premium (÷ reference)": "premium", "Tokens": "tokens", "Characters per token": "chars_per_token",
            "Bytes per token": "bytes_per_token"}
 TABS = ["Parallel text", "Programs", "Your corpus"]

@@ -5,10 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.kit import links
+from app_pages.kit import settings
 from app_pages.kit.links import KEEP
-from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve,
+from app_pages.kit.shared import (TokenizeFailed, all_tokenizer_names, clean_state_text, load_tokenizer, md_title, resolve, result_of,
                                spans_downloads, title_of, tokenize_text, usable, TOKENIZE_ERRORS)
-from tokenizers import REGISTRY, Tokenizer, default_tokenizers, token_healing
+from tokenizers import Tokenizer, default_tokenizers, token_healing
 from tokenizers.analysis import vocab_audit
 from tokenizers.analysis import numbers
 from tokenizers.analysis.vocab_search import VocabQuery
@@ -20,7 +21,7 @@ from ui.formatting import escape_markdown, hexbytes, md_inline_code, render_toke
 from ui.quirks import CARDS, EGGS, FORMATS, Card, bytes_label, healing_html, ranking_note
 from ui.spans import LEGEND, render_small_header, render_spans
 
-K = "quirks_"
+K = settings.KEYS["quirks"]
 MAX_SPAN_TOKENS = 1500   # tokens drawn per tokenizer and text (counts cover the whole text)
 LINK_LIMIT = links.TEXT_LIMIT  # Compare keeps texts up to this long in its link
 MAX_ROWS = 500           # rows shown in the audit's lists
@@ -40,7 +41,7 @@ def compare_query(text: str, names: list[str], special: bool = False) -> dict[st
     tokens parsed, as the card shows it; None when the text is too long for a link. Compare opens in the
     same tab, in this visit: the tokenizers trained or uploaded in it are there too."""
     q = links.query("compare", {"text": text, "tokenizers": names or default_tokenizers(), "special": special,
-                                "ab": False, "mode": links.MODES[0]})
+                                "ab": False, "mode": settings.MODES[0]})
     return q if "text" in q else None
 
 
@@ -328,18 +329,9 @@ def registry_audit(name: str) -> dict:
     return vocab_audit.audit(name)
 
 
-def per_visit(kind: str, name: str, tok: Tokenizer, compute):
-    """Evidence about a visitor's own tokenizer, kept for the visit (until it is replaced)."""
-    cache = st.session_state.setdefault(f"{K}own_{kind}", {})
-    if cache.get(name, (None,))[0] is not tok:
-        cache[name] = (tok, compute())
-    return cache[name][1]
-
-
 def audit_of(name: str, tok: Tokenizer) -> dict:
-    if name in REGISTRY:
-        return registry_audit(name)
-    return per_visit("audit", name, tok, lambda: vocab_audit.audit_tokenizer(tok))
+    return result_of(name, tok, registry=registry_audit, own=lambda: vocab_audit.audit_tokenizer(tok),
+                     key=f"{K}own_audit")
 
 
 def _numbers(f: numbers.NumberFigures) -> tuple[list[int], list[str], int, int]:
@@ -357,9 +349,8 @@ def registry_numbers(name: str) -> tuple[list[int], list[str], int, int]:
 
 
 def numbers_of(name: str, tok: Tokenizer | None) -> tuple[list[int], list[str], int, int]:
-    if name in REGISTRY:
-        return registry_numbers(name)
-    return per_visit("numbers", name, tok, lambda: _numbers(numbers.number_figures(tok)))
+    return result_of(name, tok, registry=registry_numbers, own=lambda: _numbers(numbers.number_figures(tok)),
+                     key=f"{K}own_numbers")
 
 
 def sample_texts() -> list[str]:
@@ -521,10 +512,8 @@ def draw_rare(names: list[str], toks: dict[str, Tokenizer]) -> None:
     name = c1.selectbox("Vocabulary", names, format_func=title_of, key=f"{K}rare_tok", persist_state=KEEP)
     limit = c2.select_slider("How many", [20, 50, 100, 200], value=50, key=f"{K}rare_n", persist_state=KEEP)
     tok = toks[name]
-    if name in REGISTRY:
-        ids = registry_unused(name, limit)
-    else:
-        ids = per_visit(f"unused{limit}", name, tok, lambda: vocab_audit.unused_long_tokens(tok, sample_texts(), limit))
+    ids = result_of(name, tok, registry=lambda n: registry_unused(n, limit),
+                    own=lambda: vocab_audit.unused_long_tokens(tok, sample_texts(), limit), key=f"{K}own_unused{limit}")
     published = set(vocab_audit.GPT2_GLITCH_TOKENS)
     rows = []
     for i in ids:

@@ -6,9 +6,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app_pages.kit.long_work import stop_button, was_stopped
+from app_pages.kit.long_work import progress_and_stop, was_stopped
 from app_pages.kit import links
 from app_pages.kit.links import KEEP
+from app_pages.kit.settings import KEYS, SENTENCEPIECE_VOCAB
 from app_pages.kit.shared import clean_state_text, spans_downloads, user_tokenizers
 from app_pages.kit.training_text import training_text
 from app_pages.kit.widgets import live_text
@@ -25,11 +26,11 @@ from ui.spans import render_spans
 from ui.trees import render_tree
 from ui.tables import CATEGORIES, SP_KINDS, lattice_rows, nbest_rows, piece_rows, sample_rows, sp_vocab_rows
 
-K = "sp_"
+K = KEYS["sentencepiece_lab"]
 MAX_TRAIN_CHARS = 5_000_000      # the upload limit; SentencePiece trains this in seconds
 TIMEOUT = 60.0                   # seconds a training may take before it is stopped
 MEMORY_MB = 2048                 # the training process's address-space cap
-MAX_VOCAB = 200_000
+MAX_VOCAB = SENTENCEPIECE_VOCAB.hi
 LATTICE_CHARS = 40               # normalized characters drawn in the lattice
 SAMPLE_CHARS = 300               # characters of text sampled from, and compared with byte fallback on and off
 SHOWN_CHARS = 20_000             # characters of decoded text shown
@@ -116,13 +117,12 @@ def train_twin(label: str, changes: dict) -> None:
     base = st.session_state[f"{K}trained"]
     options = {**base["options"], **changes}
     note = ""
-    bar = st.progress(0.0, text=f"Training the twin ({label})…")
-    slot = stop_button(f"{K}stop_twin", "Stop training", timeout=TIMEOUT)
+    with progress_and_stop(f"{K}stop_twin", "Stop training", timeout=TIMEOUT,
+                           text=f"Training the twin ({label})…") as bar:
+        def progress(p) -> None:  # each call is a point where a Stop ends the wait (and the child)
+            bar.progress(min(1.0, p.fraction or 0.0), text=f"Training the twin ({label}) · {p.phase} · "
+                                                          f"{p.elapsed:.1f} s")
 
-    def progress(p) -> None:  # each call is a point where a Stop ends the wait (and the child)
-        bar.progress(min(1.0, p.fraction or 0.0), text=f"Training the twin ({label}) · {p.phase} · {p.elapsed:.1f} s")
-
-    try:
         for _ in range(2):
             try:
                 twin = train(base["text"], timeout=TIMEOUT, memory_mb=MEMORY_MB, name=f"{LAB_NAME}_{label}",
@@ -137,9 +137,6 @@ def train_twin(label: str, changes: dict) -> None:
                     continue
                 st.session_state[f"{K}twins"][label] = (None, str(e))
                 return
-    finally:
-        bar.empty()
-        slot.empty()
 
 
 # -- the tabs ----------------------------------------------------------------------------------------
@@ -401,7 +398,7 @@ if len(corpus) > MAX_TRAIN_CHARS:
 st.session_state.setdefault(f"{K}preset", "Llama 2")
 for name, opt in OPTIONS.items():  # first visit: the preset's values, and a vocabulary the corpus supports
     if opt_key(name) not in st.session_state:
-        st.session_state[opt_key(name)] = 1000 if name == "vocab_size" else \
+        st.session_state[opt_key(name)] = SENTENCEPIECE_VOCAB.default if name == "vocab_size" else \
             PRESETS[st.session_state[f"{K}preset"]].get(name, opt.default)
 c1, c2, c3 = st.columns([1.2, 1, 1])
 c1.selectbox("Preset", list(PRESETS), key=f"{K}preset", persist_state=KEEP, on_change=apply_preset,
@@ -437,28 +434,25 @@ if train_now:
     if split_long:
         text, cut = split_long_lines(text, max(1, int(options.get("max_sentence_length",
                                                                   OPTIONS["max_sentence_length"].default))))
-    bar = st.progress(0.0, text="Starting the training process…")
-
-    def progress(p) -> None:
-        fraction = p.fraction if p.fraction is not None else 0.0
-        bar.progress(min(1.0, fraction), text=f"{p.phase}" + (f" · {p.detail}" if p.detail else "")
-                     + f" · {p.elapsed:.1f} s")
-
     st.session_state[f"{K}error"] = None
     # the trainer runs in a child process; each progress call is a point where a Stop (this button,
     # Streamlit's own, leaving the page) ends the wait, and train() kills the child on the way out
-    stop_slot = stop_button(f"{K}stop", "Stop training", timeout=TIMEOUT)
     try:
-        tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME, owner=visitor_key(),
-                    **options)
-        tok.title = f"SentencePiece Lab ({tok.model_type}, {tok.vocab_size:,})"
-        store_model(tok, slot=LAB_NAME, trained_on=text, options=options)
-        st.session_state[f"{K}split_count"] = cut
-        bar.progress(1.0, text=f"Done in {duration(tok.report.seconds)}")
+        with progress_and_stop(f"{K}stop", "Stop training", timeout=TIMEOUT, text="Starting the training process…",
+                               keep_bar=True) as bar:
+            def progress(p) -> None:
+                fraction = p.fraction if p.fraction is not None else 0.0
+                bar.progress(min(1.0, fraction), text=f"{p.phase}" + (f" · {p.detail}" if p.detail else "")
+                             + f" · {p.elapsed:.1f} s")
+
+            tok = train(text, timeout=TIMEOUT, memory_mb=MEMORY_MB, progress=progress, name=LAB_NAME,
+                        owner=visitor_key(), **options)
+            tok.title = f"SentencePiece Lab ({tok.model_type}, {tok.vocab_size:,})"
+            store_model(tok, slot=LAB_NAME, trained_on=text, options=options)
+            st.session_state[f"{K}split_count"] = cut
+            bar.progress(1.0, text=f"Done in {duration(tok.report.seconds)}")
     except SentencePieceTrainingError as e:
-        bar.empty()
         st.session_state[f"{K}error"] = (e.reason, str(e), e.log)
-    stop_slot.empty()
 
 error = st.session_state.get(f"{K}error")
 if error:

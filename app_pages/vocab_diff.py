@@ -5,8 +5,9 @@ rank shifts, a searchable table and a CSV."""
 import streamlit as st
 
 from app_pages.kit import links
-from app_pages.kit.links import DIFF_SHOWS, KEEP
-from app_pages.kit.shared import all_tokenizer_names, md_title, resolve, title_of
+from app_pages.kit.links import KEEP
+from app_pages.kit.settings import DIFF_SHOWS, KEYS
+from app_pages.kit.shared import all_tokenizer_names, md_title, per_visit, resolve, title_of
 from service.cache import BoundedStore
 from tokenizers import REGISTRY, Tokenizer, vocab_diff
 from tokenizers.analysis.vocab_audit import KINDS
@@ -15,7 +16,7 @@ from ui.export import vocab_diff_csv
 from ui.figures import vocab_diff_figure
 from ui.tables import diff_rows, diff_selection, longest_rows, shift_rows, special_rows
 
-K = "vdiff_"
+K = KEYS["vocab_diff"]
 MAX_ROWS = 500   # rows of the table sent to the browser (the CSV has every match)
 DIFF_BUDGET = 1_000_000  # ordinary tokens of both sides, over the diffs kept (~120 B each): o200k_base vs llama3 is 328,000
 SHOW_LABELS = {"added": "Added (only in B)", "dropped": "Dropped (only in A)", "shared": "Shared", "all": "All"}
@@ -39,10 +40,7 @@ def side(name: str, tok: Tokenizer):
     named by its fingerprint, so two uploads of one file share their diffs."""
     if name in REGISTRY:
         return ("registry", name), lambda: vocabulary(tok)
-    own = st.session_state.setdefault(f"{K}own_vocab", {})
-    if name not in own or own[name][0] is not tok:
-        own[name] = (tok, vocabulary(tok))
-    v = own[name][1]
+    v = per_visit(f"{K}own_vocab", name, tok, lambda: vocabulary(tok))
     return ("own", v.fingerprint, v.name), lambda: v
 
 

@@ -45,9 +45,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 SIZES = {"1 KB": 1_000, "10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
 PAGES = {  # url path -> JS condition for "the page's first result is on screen"
     "compare": ("/", "document.querySelectorAll('.tl-head').length === 4 && document.querySelector('.tl-spans')"),
@@ -63,16 +60,6 @@ PAGES = {  # url path -> JS condition for "the page's first result is on screen"
     # a tab: Quirks' Numbers, its heatmaps drawn
     "quirks-numbers": ("/quirks?quirks_tab=Numbers", "document.querySelectorAll('.js-plotly-plot').length >= 4"),
 }
-
-
-def corpus(n_bytes: int) -> str:
-    """Mixed text (prose, code, numbers, scripts, emoji) of about n_bytes UTF-8 bytes."""
-    from ui.examples import EXAMPLES
-
-    unit = "\n".join(EXAMPLES.values()) + "\n"  # starts with "The lighthouse keeper…"
-    text = unit * (n_bytes // len(unit.encode()) + 1)
-    data = text.encode()[:n_bytes]
-    return data.decode("utf-8", errors="ignore")
 
 
 def median(xs):
@@ -106,6 +93,7 @@ def server_times(repeat: int) -> dict[str, float]:
 
 # -- the real app in Chromium ----------------------------------------------------------------------
 
+from common import CHROMIUM, FLAGS, corpus  # noqa: E402,F401  (others import them from here too)
 from visitors import Server  # noqa: E402  (one way to start the app on a free port, for every benchmark)
 
 

@@ -8,7 +8,7 @@ hold at once.
 
 The long jobs are tokenizers.jobs._self_test children that run for --long seconds (a slot is a slot,
 whatever runs in it: the issue's were two Algorithms trainings of 45 s each). The tiny job is
-lab_jobs.train_bpe("aaabdaaabac", 259), asked for as the BPE Lab asks (its 60 s time limit, declared
+bpe.model.train_bpe("aaabdaaabac", 259), asked for as the BPE Lab asks (its 60 s time limit, declared
 small where the runner knows small jobs). Its wait is from asking to its child running; "total" to its
 result. Ends with one JSON line.
 """
@@ -33,7 +33,8 @@ def main() -> None:
     args = ap.parse_args()
     args.long = min(args.long, 120.0)
     sys.path.insert(0, str(args.root.resolve()))
-    from tokenizers import jobs, lab_jobs
+    from tokenizers import jobs
+    from tokenizers.bpe.model import bpe_is_small, train_bpe
 
     fair = "owner" in inspect.signature(jobs.run).parameters  # this checkout's runner knows owners and small jobs
 
@@ -60,10 +61,10 @@ def main() -> None:
         def report(state):
             if not state.waiting and not ran:
                 ran.append(time.monotonic())
-        small = fair and lab_jobs.bpe_is_small("aaabdaaabac", 259)
+        small = fair and bpe_is_small("aaabdaaabac", 259)
         timeout = min(60.0, jobs.SMALL_TIMEOUT) if small else 60.0
         try:
-            tok, _ = jobs.run(lab_jobs.train_bpe, "aaabdaaabac", 259, None, [], timeout=timeout, report=report,
+            tok, _ = jobs.run(train_bpe, "aaabdaaabac", 259, None, [], timeout=timeout, report=report,
                               **who("visitor c", small))
             outcome = f"trained: {len(tok.history)} merges"
         except jobs.JobError as e:

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.app_speed import CHROMIUM, FLAGS  # noqa: E402
+from benchmarks.common import CHROMIUM, FLAGS  # noqa: E402
 from benchmarks.visitors import Server  # noqa: E402
 
 GOAL, FRAME_MS = 0.5, 1000 / 60

@@ -379,7 +379,7 @@ async def payload(url: str, sizes_kb: list[int], edits: int = 3) -> dict:
     """What one keystroke's rerun sends the browser, by size of text (app_speed.py's mixed corpus, a new
     start each time, as the browser caches what is unchanged): bytes of ForwardMsgs per rerun (median of `edits`), and how much of it is the
     spans components' data."""
-    from app_speed import corpus
+    from common import corpus
 
     out = {}
     for wasm in (True, False):  # a browser that draws the columns it can (its box says which), and one that cannot

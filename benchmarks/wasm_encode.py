@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.app_speed import CHROMIUM, FLAGS, corpus  # noqa: E402
+from benchmarks.common import CHROMIUM, FLAGS, corpus  # noqa: E402
 
 ORIGIN = "http://localhost:8766"
 NAMES = ("custom_bpe", "gpt2", "cl100k_base", "o200k_base", "mistral_sp")

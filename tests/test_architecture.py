@@ -326,3 +326,87 @@ def test_library_modules_import_no_private_name_of_another():
                 found += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{a.name}" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]
     assert not found, "\n".join(found)
+
+
+def test_each_pages_key_prefix_and_bounds_are_written_once():
+    """A page's widget-key prefix and the bounds its form and link share live in app_pages/kit/settings.py:
+    no page or link retypes them (`k = "lab_"` beside `K = "lab_"`, `Int(256, 8192), 276` beside MAX_VOCAB)."""
+    from app_pages.kit import settings
+    from tokenizers.sentencepiece.train import INT_LOWEST
+
+    prefixes = set(settings.KEYS.values())
+    found = []
+    for path in sorted((ROOT / "app_pages").rglob("*.py")):
+        if path.name == "settings.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in prefixes:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Int" and node.args \
+                    and all(isinstance(a, ast.Constant) for a in node.args):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: Int{tuple(a.value for a in node.args)}")
+    assert not found, "\n".join(found)
+    assert settings.SENTENCEPIECE_VOCAB.lo == INT_LOWEST["vocab_size"]
+    assert len(prefixes) == len(settings.KEYS)  # one prefix per page
+
+
+CACHE_DECORATORS = {"cache_resource": "st.cache_resource", "cache_data": "st.cache_data", "lru_cache": "functools.lru_cache",
+                    "cache": "functools.cache"}
+
+
+def test_every_cache_is_the_bounded_store_or_named_with_its_reason():
+    """docs/architecture.md's table of caches is the code's: each decorated function is a row, each row
+    a decorated function."""
+    found = set()
+    for path in sorted([*(ROOT / "tokenizers").rglob("*.py"), *(ROOT / "service").glob("*.py"),
+                        *(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").rglob("*.py"), ROOT / "app.py"]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in node.decorator_list:
+                    target = d.func if isinstance(d, ast.Call) else d
+                    name = getattr(target, "attr", getattr(target, "id", ""))
+                    if name in CACHE_DECORATORS:
+                        found.add((CACHE_DECORATORS[name], f"{path.relative_to(ROOT)}: {node.name}"))
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split("## Where results are kept", 1)[1]
+    listed = set(re.findall(r"^\| `([\w.]+)` \| `([^`]+)` \|", doc, re.M))
+    assert found == listed, {"in the code, not the table": found - listed, "in the table, not the code": listed - found}
+    assert len(found) > 10
+
+
+def house_graph() -> dict[str, set[str]]:
+    """Module -> the modules of the house it imports (anywhere in the file), for app.py, the pages and
+    their kit, service/, ui/ and benchmarks/ (whose scripts import each other by bare name, from their
+    folder), with the library as one node (its own graph is checked above)."""
+    modules: dict[str, Path] = {"app": ROOT / "app.py"}
+    for top in ("app_pages", "service", "ui", "benchmarks"):
+        for path in (ROOT / top).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    bench = {p.stem for p in (ROOT / "benchmarks").glob("*.py")}
+
+    def resolve(name: str, here: str) -> str | None:
+        if name == "tokenizers" or name.startswith("tokenizers."):
+            return "tokenizers"
+        if here.startswith("benchmarks.") and name.split(".")[0] in bench:
+            name = f"benchmarks.{name}"
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for mod, path in modules.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) and node.module \
+                and not node.level else []
+            deps.update(d for d in (resolve(n, mod) for n in names) if d and d != mod)
+        graph[mod] = deps
+    return graph
+
+
+def test_no_import_circle_anywhere_in_the_house():
+    graph = house_graph()
+    assert {"app_pages.kit.settings", "tokenizers"} <= graph["app_pages.kit.links"]
+    assert "benchmarks.common" in graph["benchmarks.app_speed"]
+    assert not cycles(graph), cycles(graph)

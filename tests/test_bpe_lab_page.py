@@ -308,8 +308,9 @@ def test_the_tie_rule_is_kept_when_the_visitor_leaves_and_returns():
 
 
 def test_the_tie_rule_reaches_the_training_job():
-    from tokenizers import jobs, lab_jobs
+    from tokenizers import jobs
+    from tokenizers.bpe.model import train_bpe
 
-    tok, report = jobs.run(lab_jobs.train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
+    tok, report = jobs.run(train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
                            ties="first")
     assert list(tok.merges) == [(97, 97), (256, 97), (257, 98)] and report.ties == "first"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tokenizers import jobs, lab_jobs
+from tokenizers import jobs
+from tokenizers.bpe.model import bpe_is_small, train_bpe
+from tokenizers.classic.algorithms import train_algorithms
 from tokenizers.jobs import JobError, JobState, _self_test
 
 
@@ -185,7 +187,7 @@ def test_a_small_job_starts_while_two_long_jobs_of_two_owners_run(monkeypatch, l
     for job in running:
         assert job.running.wait(60)
     states = []
-    tok, _ = jobs.run(lab_jobs.train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
+    tok, _ = jobs.run(train_bpe, "aaabdaaabac", 259, None, [], timeout=jobs.SMALL_TIMEOUT, small=True,
                       owner="visitor c", report=states.append)
     assert [m.pair for m in tok.history] == [(97, 97), (97, 98), (256, 257)]  # aa, ab, aaab: the classic example
     assert not any(s.waiting for s in states)
@@ -220,15 +222,15 @@ def test_small_jobs_beyond_their_lane_borrow_a_general_slot_and_give_it_back():
 def test_a_small_job_has_a_short_time_limit():
     with pytest.raises(ValueError, match="small job"):
         jobs.run(_self_test, timeout=jobs.SMALL_TIMEOUT + 1, small=True)
-    assert lab_jobs.bpe_is_small("aaabdaaabac", 259) and not lab_jobs.bpe_is_small("a" * 50_000, 259)
-    assert not lab_jobs.bpe_is_small("aaabdaaabac", 5_000)
+    assert bpe_is_small("aaabdaaabac", 259) and not bpe_is_small("a" * 50_000, 259)
+    assert not bpe_is_small("aaabdaaabac", 5_000)
 
 
 def test_the_labs_training_in_a_child_equals_training_here():
     from tokenizers.bpe import BPETokenizer
 
     text = "low lower newest widest " * 50
-    tok, report = jobs.run(lab_jobs.train_bpe, text, 300, r"\w+|\s+", ["<|end|>"], timeout=60)
+    tok, report = jobs.run(train_bpe, text, 300, r"\w+|\s+", ["<|end|>"], timeout=60)
     here = BPETokenizer(None, name="x")
     here.train(text, 300, pattern=r"\w+|\s+")
     assert tok.merges == here.merges and report.merges == len(here.merges)
@@ -278,7 +280,7 @@ class Sampler(threading.Thread):
         self.join()
 
 
-def test_lab_jobs_and_sentencepiece_trainings_share_one_bound(monkeypatch):
+def test_lab_trainings_and_sentencepiece_trainings_share_one_bound(monkeypatch):
     """Two Lab jobs and two SentencePiece trainings at once, with the bound at 2: never more than two
     children (before, each kind had its own two slots, so four ran)."""
     from tokenizers.core.corpus import stdlib_docstrings
@@ -294,7 +296,7 @@ def test_lab_jobs_and_sentencepiece_trainings_share_one_bound(monkeypatch):
             if state.waiting:
                 waited.append("lab")
         try:
-            tok, _ = jobs.run(lab_jobs.train_bpe, text, 1200, r"\w+|\s+|[^\w\s]+", [], timeout=120, report=report)
+            tok, _ = jobs.run(train_bpe, text, 1200, r"\w+|\s+|[^\w\s]+", [], timeout=120, report=report)
             results.append(("lab", tok.vocab_size))
         except Exception as e:
             errors.append(e)
@@ -334,7 +336,7 @@ def test_an_algorithms_job_and_its_sentencepiece_step_hold_one_slot(monkeypatch)
     out, waited = {}, []
 
     def algorithms():
-        out["algorithms"] = jobs.run(lab_jobs.train_algorithms, text, text[-2000:], 300, timeout=120, wait=120)
+        out["algorithms"] = jobs.run(train_algorithms, text, text[-2000:], 300, timeout=120, wait=120)
 
     def other(state):
         if state.waiting:

@@ -23,7 +23,8 @@ The map (each subpackage's docstring says more):
                     audit, diff and search, where a prompt ends, characters and graphemes, sample texts
     chat/           chat formats per vendor
     registry.py     the tokenizers the app offers by name, and by a model's name (`for_model`)
-    jobs.py         the one runner for child processes; lab_jobs.py the work the labs give it
+    jobs.py         the one runner for child processes (the labs' trainings: bpe.model.train_bpe,
+                    classic.algorithms.train_algorithms)
     user_files.py   the one entry point for a tokenizer file a person uploads
     report.py       `python -m tokenizers.report`: corpus metrics over files of any size, on every core
                     or a Dask cluster (docs/report.md)

@@ -5,7 +5,7 @@ Two ways in, one runner behind them:
 
 * `run(fn, *args, timeout=..., report=...)`: a library function in a fresh Python process
   (`python -m tokenizers.jobs`, ~0.1 s to start: the library imports lazily). The labs' training
-  (tokenizers/lab_jobs.py) runs this way.
+  (tokenizers/bpe/model.py train_bpe, tokenizers/classic/algorithms.py train_algorithms) runs this way.
 * `run_program(argv, input=..., timeout=..., report=..., watch=...)`: a program of the library's own
   (started by this file run as a script, which sets the limits and then becomes the program),
   for work that must not even share an interpreter with the library: SentencePiece's trainer and its

@@ -22,6 +22,10 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from app_pages.kit.settings import (ALGORITHMS_VOCAB, BUILTIN_SIZES, COUNTS_REFERENCE, DIFF_SHOWS, FONT_SIZES, KEYS,
+                                    LAB_SPLITS, LAB_TIES, LAB_VOCAB, MODES, SENTENCEPIECE_VOCAB, SOURCES, VIEW_ALIASES,
+                                    VIEWS)
+
 KEEP = "session"            # persist_state=KEEP: the widget keeps its value while it is not drawn
 TEXT_LIMIT = 2000           # longer texts are not put in a link
 LAB_NAMES = ("lab_bpe",)    # what the labs add for a visit (tokenizers a link cannot carry)
@@ -250,15 +254,10 @@ class Read:
 
 
 # Compare's choices (the page draws them; the link names them)
-VIEWS = ["Spans", "Text with boundaries", "IDs", "Table"]
-VIEW_ALIASES = {"Boundaries": "Text with boundaries"}
-FONT_SIZES = {"S": "0.85rem", "M": "0.95rem", "L": "1.25rem", "XL": "1.6rem"}
-MODES = ("Paste", "Chat")
-COUNTS_REFERENCE = "cl100k_base"  # the counts' ratios are to it unless the visitor picks another
 
 
 def _compare() -> Link:
-    k = "compare_"
+    k = KEYS["compare"]
     mode = Choice(MODES, values={"chat": "Chat"})
     return Link((
         Setting("tokenizers", f"{k}tokenizers", Names()),
@@ -283,12 +282,12 @@ def _compare() -> Link:
 
 def _compare_chat() -> Link:
     """Compare in chat mode: the link says so and nothing else (the conversation is too long for one)."""
-    return Link((Setting("mode", "compare_mode", Choice(MODES, values={"chat": "Chat"}), MODES[0],
+    return Link((Setting("mode", f"{KEYS['compare']}mode", Choice(MODES, values={"chat": "Chat"}), MODES[0],
                          write="changed"),))
 
 
 def _inside() -> Link:
-    k = "inside_"
+    k = KEYS["inside"]
     return Link((
         Setting("tokenizer", f"{k}tok", Names(single=True)),
         Setting("text", f"{k}text", Text()),
@@ -298,14 +297,10 @@ def _inside() -> Link:
     ), read_when="changed", needs="tokenizer")
 
 
-# Vocabulary diff's choices (the page draws them; the link names them)
-DIFF_SHOWS = ("added", "dropped", "shared", "all")
-
-
 def _vocab_diff() -> Link:
     from tokenizers.analysis.vocab_audit import KINDS
 
-    k = "vdiff_"
+    k = KEYS["vocab_diff"]
     return Link((
         Setting("a", f"{k}a", Names(single=True)),
         Setting("b", f"{k}b", Names(single=True)),
@@ -316,15 +311,11 @@ def _vocab_diff() -> Link:
 
 
 # -- the labs and the other pages: their forms, so a reload or a shared link opens the same form ---------------
-LAB_SPLITS = ("GPT-4 pattern", "GPT-2 pattern", "No split (the plain algorithm)", "Custom regex")  # the BPE Lab's
-LAB_TIES = ("Smallest pair (Hugging Face, rustbpe)", "Met first in the text (minbpe, the lecture)")  # its tie rules
 
 
 def _training_text(k: str, first: str) -> tuple[Setting, ...]:
     """The labs' training text (app_pages/kit/training_text.py): where it comes from, and the pasted text or the
     built-in corpus's size (an uploaded file cannot be in a link)."""
-    from app_pages.kit.training_text import BUILTIN_SIZES, SOURCES
-
     source = Choice(SOURCES, values={"builtin": SOURCES[0], "paste": SOURCES[1], "upload": SOURCES[2]})
     return (
         Setting("source", f"{k}source", source, first, write="changed"),
@@ -335,11 +326,11 @@ def _training_text(k: str, first: str) -> tuple[Setting, ...]:
 
 
 def _bpe_lab() -> Link:
-    k = "lab_"
+    k = KEYS["bpe_lab"]
     split = Choice(LAB_SPLITS, values=dict(zip(("gpt4", "gpt2", "none", "custom"), LAB_SPLITS)))
     return Link((
         *_training_text(k, "Paste"),
-        Setting("vocab", f"{k}vocab", Int(256, 8192), 276, write="changed"),
+        Setting("vocab", f"{k}vocab", Int(LAB_VOCAB.lo, LAB_VOCAB.hi), LAB_VOCAB.default, write="changed"),
         Setting("split", f"{k}split", split, LAB_SPLITS[0], write="changed"),
         Setting("regex", f"{k}regex", Text(500), write=lambda s: s.get(f"{k}split") == LAB_SPLITS[3]),
         Setting("specials", f"{k}specials", Text(500), "<|endoftext|>", write="changed"),
@@ -349,10 +340,11 @@ def _bpe_lab() -> Link:
 
 
 def _algorithms() -> Link:
-    k = "alg_"
+    k = KEYS["algorithms"]
     return Link((
         *_training_text(k, "Built-in corpus"),
-        Setting("vocab", f"{k}vocab", Int(2, 8192), 1000, write="changed"),
+        Setting("vocab", f"{k}vocab", Int(ALGORITHMS_VOCAB.lo, ALGORITHMS_VOCAB.hi), ALGORITHMS_VOCAB.default,
+                write="changed"),
         Setting("segment", f"{k}segment", Text()),
         Setting("ws", f"{k}ws", Flag(), False, write="changed"),
     ))
@@ -363,12 +355,13 @@ def _sentencepiece_lab() -> Link:
     (by its own name: byte_fallback=1, character_coverage=0.98), so a link trains the same model."""
     from tokenizers.sentencepiece.train import MODEL_TYPES, OPTIONS, PRESETS
 
-    k = "sp_"
+    k = KEYS["sentencepiece_lab"]
     return Link((
         *_training_text(k, "Built-in corpus"),
         Setting("preset", f"{k}preset", Choice(tuple(PRESETS)), "Llama 2", write="changed"),
         Setting("model_type", f"{k}opt_model_type", Choice(tuple(MODEL_TYPES))),
-        Setting("vocab", f"{k}opt_vocab_size", Int(1, 200_000), 1000, write="changed"),
+        Setting("vocab", f"{k}opt_vocab_size", Int(SENTENCEPIECE_VOCAB.lo, SENTENCEPIECE_VOCAB.hi),
+                SENTENCEPIECE_VOCAB.default, write="changed"),
         *(Setting(name, f"{k}opt_{name}", _option_kind(opt), write=functools.partial(_differs_from_preset, name))
           for name, opt in OPTIONS.items() if name not in ("model_type", "vocab_size")),
         Setting("split_long", f"{k}split_long", Flag(), False, write="changed"),
@@ -393,8 +386,9 @@ def _option_kind(opt):
 def _differs_from_preset(name: str, state) -> bool:
     from tokenizers.sentencepiece.train import OPTIONS, PRESETS
 
-    preset = PRESETS.get(state.get("sp_preset", "Llama 2"), {})
-    key = f"sp_opt_{name}"
+    k = KEYS["sentencepiece_lab"]
+    preset = PRESETS.get(state.get(f"{k}preset", "Llama 2"), {})
+    key = f"{k}opt_{name}"
     return key in state and state[key] != preset.get(name, OPTIONS[name].default)
 
 
@@ -403,7 +397,7 @@ def _quirks() -> Link:
     first card is left out), the open tab being the tabs' own parameter."""
     from ui.quirks import CARDS
 
-    k = "quirks_"
+    k = KEYS["quirks"]
     return Link((
         Setting("tokenizers", f"{k}tokenizers", Names()),
         Setting("ws", f"{k}ws", Flag(), False, write="changed"),
@@ -413,7 +407,7 @@ def _quirks() -> Link:
 
 def _languages() -> Link:
     """The tokenizers and both references (the measure and the open tab are their widgets' own parameters)."""
-    k = "languages_"
+    k = KEYS["languages"]
     return Link((
         Setting("tokenizers", f"{k}tokenizers", Names()),
         Setting("ref", f"{k}ref", Raw(), "eng", write="changed"),

@@ -11,7 +11,8 @@ on the way out."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import streamlit as st
 
@@ -37,6 +38,25 @@ def stop_button(key: str, label: str = "Stop", *, timeout: float | None = None):
     return slot
 
 
+@contextmanager
+def progress_and_stop(key: str, stop_label: str = "Stop", *, timeout: float | None, text: str = "Starting…",
+                      keep_bar: bool = False) -> Iterator:
+    """A progress bar and a Stop button (`key`) around long work, which moves the bar (yielded) as it goes.
+    When the work is done the button goes, and the bar too unless `keep_bar` (a "Done in 2.1 s" the work
+    wrote last); when it fails both go and the error passes on; a Stop passes by (Streamlit ends the run)."""
+    bar = st.progress(0.0, text=text)
+    slot = stop_button(key, stop_label, timeout=timeout)
+    try:
+        yield bar
+    except Exception:
+        bar.empty()
+        slot.empty()
+        raise
+    if not keep_bar:
+        bar.empty()
+    slot.empty()
+
+
 def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Callable[[jobs.JobState], tuple],
                   memory_mb: int = 2048, stop_label: str = "Stop", small: bool = False, **kwargs):
     """fn(*args, **kwargs) in a child process, with a progress bar and a Stop button (`key`).
@@ -46,8 +66,6 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
     wait = timeout  # for a slot: a small job waits as long as any job of the page would (10 visitors at once)
     if small:
         timeout = min(timeout, jobs.SMALL_TIMEOUT)
-    bar = st.progress(0.0, text="Starting…")
-    slot = stop_button(key, stop_label, timeout=timeout)
 
     def report(state: jobs.JobState) -> None:
         if state.waiting and state.own_queue:
@@ -61,13 +79,6 @@ def run_with_stop(fn: Callable, *args, key: str, timeout: float, describe: Calla
         fraction, text = describe(state)
         bar.progress(max(0.0, min(1.0, fraction)), text=text)
 
-    try:
-        result = jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, owner=visitor_key(),
-                          small=small, wait=wait, **kwargs)
-    except Exception:  # the work failed and the page says why (a Stop is a BaseException: it passes by)
-        bar.empty()
-        slot.empty()
-        raise
-    bar.empty()
-    slot.empty()
-    return result
+    with progress_and_stop(key, stop_label, timeout=timeout) as bar:
+        return jobs.run(fn, *args, timeout=timeout, report=report, memory_mb=memory_mb, owner=visitor_key(),
+                        small=small, wait=wait, **kwargs)

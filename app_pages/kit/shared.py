@@ -24,6 +24,24 @@ def load_tokenizer(name: str) -> Tokenizer:
     return tok
 
 
+def per_visit(key: str, name: str, tok: Tokenizer, compute):
+    """A result about a visitor's own tokenizer (uploaded or trained here), kept in the visit's state under
+    `key` until `name` holds another tokenizer: computed once per visit, never shared with another."""
+    kept = st.session_state.setdefault(key, {})
+    if kept.get(name, (None,))[0] is not tok:
+        kept[name] = (tok, compute())
+    return kept[name][1]
+
+
+def result_of(name: str, tok: Tokenizer, *, registry, own, key: str):
+    """The one idiom for a result about a tokenizer: a registry tokenizer's is the server's, once per
+    process for every visitor (`registry(name)`, a function under st.cache_resource or st.cache_data);
+    a visitor's own is the visit's (`own()`, kept by per_visit under `key`)."""
+    if name in REGISTRY:
+        return registry(name)
+    return per_visit(key, name, tok, own)
+
+
 NOTICE_KEY = "tl_notice"  # session_state: this run's top-of-page area (notice_area) and what it says
 
 

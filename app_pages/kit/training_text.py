@@ -9,10 +9,8 @@ from app_pages.kit.links import KEEP
 from app_pages.kit.shared import clean_state_text
 from tokenizers.core.corpus import stdlib_docstrings
 from service import uploads
+from app_pages.kit.settings import BUILTIN_SIZES, SOURCES
 from ui.formatting import escape_markdown, md_code
-
-SOURCES = ("Built-in corpus", "Paste", "Upload a file")
-BUILTIN_SIZES = [20_000, 100_000, 250_000]
 
 
 def training_text(k: str, *, default_text: str, first: str = "Built-in corpus", text_label: str = "Text to train on",

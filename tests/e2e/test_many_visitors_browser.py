@@ -14,7 +14,8 @@ import re
 import urllib.parse
 
 from tests.e2e.conftest import describe_pages, screenshot, wait_for_app, watched_page
-from tokenizers import get_tokenizer, lab_jobs
+from tokenizers import get_tokenizer
+from tokenizers.bpe.model import train_bpe
 from tokenizers.core.patterns import GPT4_PATTERN
 
 N = 10
@@ -71,7 +72,7 @@ def lab_tokens(page) -> list[str]:
 
 def test_ten_visitors_each_see_only_their_own_text_and_model(browser, app_url):
     ws = words(N)
-    trained = [lab_jobs.train_bpe(corpus(w), VOCAB, GPT4_PATTERN, ["<|endoftext|>"]) for w in ws]
+    trained = [train_bpe(corpus(w), VOCAB, GPT4_PATTERN, ["<|endoftext|>"]) for w in ws]
     models = [m for m, _ in trained]
     texts = [own_text(k, w) for k, w in enumerate(ws)]
     common = shared_text(ws)

@@ -611,3 +611,28 @@ class BPETokenizer(Tokenizer):
         """Ids of the n longest merged tokens, longest first."""
         ids = [i for i, b in self.vocab.items() if len(b) > 1]
         return sorted(ids, key=lambda i: (-len(self.vocab[i]), i))[:n]
+
+
+# -- the BPE Lab's training, as one call a child process runs (tokenizers.jobs.run: a page can stop it, and
+# other visitors never wait on it): plain values in, a picklable (tokenizer, report) out
+SMALL_TEXT_CHARS = 2_000   # a BPE training this small (the classic example: 11 characters, 3 merges) takes
+SMALL_MERGES = 500         # well under a second: a small job (tokenizers.jobs: its own lane, never behind long ones)
+
+
+def bpe_is_small(text: str, vocab_size: int) -> bool:
+    """True for a BPE Lab training small enough to run as a small job."""
+    return len(text) <= SMALL_TEXT_CHARS and int(vocab_size) - 256 <= SMALL_MERGES
+
+
+def train_bpe(text: str, vocab_size: int, pattern: str | None, specials: list[str], *, name: str = "lab_bpe",
+              ties: str = "smallest", progress: Callable | None = None):
+    """The BPE Lab's model: (BPETokenizer, TrainReport). Special tokens get the ids right after the
+    learned vocabulary, in the order given; `ties` as BPETokenizer.train takes it. `progress(done,
+    total)` as merges are learned."""
+    tok = BPETokenizer(None, name=name)
+    report = tok.train(text, int(vocab_size), pattern=pattern, progress=progress, ties=ties)
+    if specials:
+        base = max(tok.vocab) + 1
+        tok.register_special_tokens({s: base + k for k, s in enumerate(dict.fromkeys(specials))})
+    tok.title = f"Lab BPE ({tok.vocab_size:,} tokens)"
+    return tok, report

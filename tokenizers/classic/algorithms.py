@@ -16,6 +16,7 @@ SentencePiece's default 0.9995 leaves the rarest out)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,11 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in [
 ]}
 
 
+def model_name(algorithm: str) -> str:
+    """The name a trained algorithm's tokenizer gets ("alg_byte_bpe"), so a page can find it again."""
+    return f"alg_{algorithm}"
+
+
 class ProgressAdapter:
     """Adapters from each trainer's progress to `report(fraction, detail)`."""
 
@@ -96,17 +102,17 @@ def train(name: str, text: str, vocab_size: int, *, progress: Callable[[float, s
     if name == "char":
         from tokenizers.classic.char_level import CharTokenizer
 
-        tok = CharTokenizer(name=f"alg_{name}", title=title).train(text, vocab_size, progress=report.counts)
+        tok = CharTokenizer(name=model_name(name), title=title).train(text, vocab_size, progress=report.counts)
     elif name in ("word_bpe", "wordpiece"):
         from tokenizers.classic.word_bpe import WordBPETokenizer
         from tokenizers.classic.wordpiece import WordPieceTokenizer
 
         cls = WordBPETokenizer if name == "word_bpe" else WordPieceTokenizer
-        tok = cls(name=f"alg_{name}", title=title).train(text, vocab_size, progress=report.counts)
+        tok = cls(name=model_name(name), title=title).train(text, vocab_size, progress=report.counts)
     elif name == "unigram":
         tok = _train_unigram(text, vocab_size, report, timeout)
     else:
-        tok = BPETokenizer("gpt4", name=f"alg_{name}")
+        tok = BPETokenizer("gpt4", name=model_name(name))
         result = tok.train(text, vocab_size, progress=report.counts)
         tok.title = title
         tok.notes = [result.stopped_early] if result.stopped_early else []
@@ -133,7 +139,7 @@ def _train_unigram(text: str, vocab_size: int, report: ProgressAdapter, timeout:
                      "trainer skips longer ones.")
     # a soft limit: a small text supports fewer pieces than asked, and then gets what it supports
     options = dict(model_type="unigram", vocab_size=vocab_size, hard_vocab_limit=False, timeout=timeout,
-                   progress=report.sentencepiece, name="alg_unigram", title=ALGORITHMS["unigram"].title)
+                   progress=report.sentencepiece, name=model_name("unigram"), title=ALGORITHMS["unigram"].title)
     try:
         tok = sp_train(text, character_coverage=1.0, **options)
     except SentencePieceTrainingError as e:
@@ -257,3 +263,40 @@ def length_curve(tok: Tokenizer, train_text: str, held_out: str, sizes: Sequence
     if not out or out[-1].vocab_size != tok.vocab_size:
         out.append(CurvePoint(tok.vocab_size, tok.vocab_size, usage(tok, held_out)))
     return out
+
+
+# -- the Algorithms page's training, as one call a child process runs (tokenizers.jobs.run) -------------------
+def train_algorithms(train_text: str, held_out: str, vocab_size: int, *, progress: Callable | None = None) -> dict:
+    """The Algorithms page's five models trained on `train_text`, with their held-out length curves:
+    {"models", "errors", "seconds", "curves"}. `progress(fraction, detail)` as it goes."""
+    start = time.perf_counter()
+    models, errors, seconds, curves = {}, {}, {}, {}
+    phases = 2 * len(NAMES)
+
+    def say(fraction: float, detail: str) -> None:
+        if progress is not None:
+            progress(min(1.0, fraction), f"{detail} · {time.perf_counter() - start:.1f} s")
+
+    for k, name in enumerate(NAMES):
+        title = ALGORITHMS[name].title
+
+        def report(fraction: float, detail: str, k=k, title=title) -> None:
+            say((k + fraction) / phases, f"Training {title} · {detail}")
+
+        report(0.0, "starting")
+        t0 = time.perf_counter()
+        try:
+            models[name] = train(name, train_text, int(vocab_size), progress=report)
+            seconds[name] = time.perf_counter() - t0
+        except TrainingError as e:
+            errors[name] = str(e)
+    sizes = curve_sizes(int(vocab_size))
+    for k, (name, tok) in enumerate(models.items()):
+        title = ALGORITHMS[name].title
+
+        def step(done: int, total: int, k=k, title=title) -> None:
+            say((len(NAMES) + (k + done / total) * len(NAMES) / len(models)) / phases,
+                f"Held-out length of {title} at {done} of {total} vocab sizes")
+
+        curves[name] = length_curve(tok, train_text, held_out, sizes, progress=step)
+    return {"models": models, "errors": errors, "seconds": seconds, "curves": curves}
