@@ -16,7 +16,9 @@ Why the app has to do this (Streamlit 1.67, .venv/lib/python3.11/site-packages/s
   `uploaded_file_mgr.remove_session_files(self.id)` (app_session.py:507). So an expired visit's uploads
   stay in MemoryUploadedFileManager.file_storage (memory_uploaded_file_manager.py:40, removed only at
   :81) for the life of the server: 40 × 19 MB on the Languages uploader held 760 MB after the visit
-  ended, and each further visit added its own.
+  ended, and each further visit added its own. (With Streamlit's file watcher on, its listeners keep the
+  dropped session alive past gc.freeze(); with it off, as .streamlit/config.toml has it, the session's own
+  __del__ releases the uploads: tests/test_visits.py shows both. The sweeper below does not rely on either.)
 * Worse, an expired entry is reaped only by a later write to the cache (ttl_cache.py:24-29: "only
   actually removed by a write, by expire(), or by a length query"), so when the last visitors leave, their
   sessions (session state, uploaded and trained tokenizers) stay in the cache too, until someone else

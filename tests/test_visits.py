@@ -176,15 +176,26 @@ def test_a_visitor_back_within_the_grace_keeps_the_visit(runtime):
 
 
 @pytest.mark.parametrize("runtime", [1], indirect=True)
-def test_without_the_sweeper_streamlit_keeps_an_expired_visits_uploads(runtime):
+@pytest.mark.parametrize("watcher, held", [("auto", 3 * MB), ("none", 0)])
+def test_without_the_sweeper_streamlit_keeps_an_expired_visits_uploads(runtime, watcher, held):
     """The cause, as Streamlit 1.67 behaves (service/visits.py): a session that expires from its storage
-    is dropped without AppSession.shutdown; only its __del__ would release its uploads, and a session is
-    freed only by the cycle collector, which never sees it once gc.freeze() ran while it was alive. If
-    this fails, Streamlit releases them itself now, and the sweeper's file removal is no longer needed."""
+    is dropped without AppSession.shutdown; only its __del__ would release its uploads. With the file
+    watcher on (Streamlit's default, "auto"), the watcher's and the config's listeners keep the session in a
+    reference cycle, which the cycle collector never sees once gc.freeze() ran while it was alive: its
+    uploads stay. With the watcher off, as .streamlit/config.toml has it since issue 32, nothing holds the
+    session, and Streamlit's own __del__ releases them (the sweeper stays for a server run with the
+    watcher on). If the first case fails, Streamlit releases them itself now."""
     import time
 
+    from streamlit import config
+
     rt, loop = runtime
-    sid = _connect(rt, loop)
+    before = config.get_option("server.fileWatcherType")
+    config.set_option("server.fileWatcherType", watcher)
+    try:
+        sid = _connect(rt, loop)
+    finally:
+        config.set_option("server.fileWatcherType", before)
     _upload(rt, sid, 3, MB)
     gc.freeze()  # as app_pages/kit/shared.load_tokenizer does after each vocabulary it loads
     try:
@@ -195,7 +206,7 @@ def test_without_the_sweeper_streamlit_keeps_an_expired_visits_uploads(runtime):
         _settle(loop)
         gc.collect()
         assert rt.get_app_session(sid) is None
-        assert _held(rt, sid) == 3 * MB  # dropped, and its uploads are still held
+        assert _held(rt, sid) == held  # dropped; its uploads still held with the watcher on, released without
     finally:
         gc.unfreeze()
 
